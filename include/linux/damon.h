@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DAMON: data access monitoring, and DAMOS: memory operations driven by the
+ * access patterns DAMON finds.
+ *
+ * A monitoring context (struct damon_ctx) watches one or more targets (struct
+ * damon_target), each a set of address ranges cut into regions (struct
+ * damon_region).  A kernel thread, kdamond, samples one address per region
+ * every sampling interval through an operations backend (struct
+ * damon_operations), counts the regions found accessed, and every aggregation
+ * interval adapts the regions (merging alike neighbours, splitting the rest)
+ * and hands them to the schemes (struct damos) that act on the ones matching
+ * their access pattern, within quotas and while their watermarks allow.
+ */
+#ifndef _LINUX_DAMON_H
+#define _LINUX_DAMON_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+struct damon_ctx;
+struct damos;
+struct task_struct;
+
+/* === Regions and targets === */
+
+/**
+ * struct damon_addr_range - A half-open address range, [@start, @end).
+ * @start:	First address of the range.
+ * @end:	First address past the range.
+ */
+struct damon_addr_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+/**
+ * struct damon_region - A range of a target whose pages are assumed to be
+ * accessed alike, so that sampling one address tells about all of them.
+ * @ar:			The address range of the region.
+ * @sampling_addr:	Address sampled in the current sampling interval.
+ * @nr_accesses:	Sampling intervals of the current aggregation window
+ *			in which the region was found accessed.
+ * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
+ * @age:		Aggregation windows for which the access frequency of
+ *			the region stayed alike.
+ * @list:		Entry in the region list of the target.
+ *
+ * Regions of a target are kept sorted by address and never overlap.
+ */
+struct damon_region {
+	struct damon_addr_range ar;
+	unsigned long sampling_addr;
+	unsigned int nr_accesses;
+	unsigned int last_nr_accesses;
+	unsigned int age;
+	struct list_head list;
+};
+
+/**
+ * struct damon_target - One monitored address space (or part of it).
+ * @nr_regions:		Number of regions in @regions.
+ * @regions:		The regions, sorted by address.
+ * @list:		Entry in the target list of the context.
+ */
+struct damon_target {
+	unsigned int nr_regions;
+	struct list_head regions;
+	struct list_head list;
+};
+
+/* === DAMOS: access-pattern-driven operations === */
+
+/**
+ * enum damos_action - What a scheme does to the regions it matches.
+ * @DAMOS_PAGEOUT:	Reclaim the pages of the region (page them out).
+ * @DAMOS_STAT:		Do nothing but count the region in the statistics.
+ * @NR_DAMOS_ACTIONS:	Number of actions.
+ */
+enum damos_action {
+	DAMOS_PAGEOUT,
+	DAMOS_STAT,
+	NR_DAMOS_ACTIONS,
+};
+
+/**
+ * struct damos_access_pattern - Which regions a scheme applies to.
+ * @min_sz_region:	Smallest region size, in bytes.
+ * @max_sz_region:	Largest region size, in bytes.
+ * @min_nr_accesses:	Fewest accesses per aggregation window.
+ * @max_nr_accesses:	Most accesses per aggregation window.
+ * @min_age_region:	Youngest age, in aggregation windows.
+ * @max_age_region:	Oldest age, in aggregation windows.
+ *
+ * Each range is inclusive at both ends.  A region matches when its size,
+ * access count and age all fall inside their ranges.
+ */
+struct damos_access_pattern {
+	unsigned long min_sz_region;
+	unsigned long max_sz_region;
+	unsigned int min_nr_accesses;
+	unsigned int max_nr_accesses;
+	unsigned int min_age_region;
+	unsigned int max_age_region;
+};
+
+/**
+ * enum damos_quota_goal_metric - What a quota auto-tuning goal measures.
+ * @DAMOS_QUOTA_USER_INPUT:	A value the user supplies and keeps fresh in
+ *				&damos_quota_goal.current_value.
+ * @DAMOS_QUOTA_SOME_MEM_PSI_US: Microseconds of "some" memory pressure
+ *				stall of the system in the last reset interval.
+ * @NR_DAMOS_QUOTA_GOAL_METRICS: Number of metrics.
+ */
+enum damos_quota_goal_metric {
+	DAMOS_QUOTA_USER_INPUT,
+	DAMOS_QUOTA_SOME_MEM_PSI_US,
+	NR_DAMOS_QUOTA_GOAL_METRICS,
+};
+
+/**
+ * struct damos_quota_goal - A target value that auto-tunes a quota.
+ * @metric:		What is measured.
+ * @target_value:	The value the tuning aims at.
+ * @current_value:	The last measured (or user-supplied) value.
+ * @last_psi_total:	PSI total at the previous measurement, in
+ *			microseconds; private to the DAMOS engine.
+ * @list:		Entry in &damos_quota.goals.
+ *
+ * While the current value is below the target, the effective quota grows;
+ * above it, the quota shrinks.
+ */
+struct damos_quota_goal {
+	enum damos_quota_goal_metric metric;
+	unsigned long target_value;
+	unsigned long current_value;
+	u64 last_psi_total;
+	struct list_head list;
+};
+
+/**
+ * struct damos_quota - How much a scheme may do per charge window.
+ * @ms:			Time quota: milliseconds of acting per window.  0 means
+ *			unlimited.
+ * @sz:			Size quota: bytes acted on per window.  0 means
+ *			unlimited.
+ * @reset_interval_ms:	Length of the charge window, in milliseconds.
+ * @weight_sz:		Weight of region size in the priority score.
+ * @weight_nr_accesses:	Weight of access frequency in the priority score.
+ * @weight_age:		Weight of age in the priority score.
+ * @goals:		Auto-tuning goals (struct damos_quota_goal).
+ * @esz:		Effective size quota of the current window, in bytes:
+ *			the stricter of @sz, the byte budget @ms buys at the
+ *			measured throughput, and the auto-tuned quota.
+ * @charged_sz:		Bytes charged in the current window.
+ * @charged_from:	Jiffies at which the current window started.
+ * @charge_target_from:	Target where the last window ran out of quota.
+ * @charge_addr_from:	Address where the last window ran out of quota; the
+ *			next window starts there.
+ * @min_score:		Lowest priority score acted on in the current window.
+ * @total_charged_sz:	Bytes charged over all windows, for throughput.
+ * @total_charged_ns:	Nanoseconds spent acting over all windows.
+ * @esz_bp:		Auto-tuned quota, in bytes times 10,000.
+ * @nr_exceeded:	Windows in which the quota ran out.
+ *
+ * The fields from @esz on are maintained by the DAMOS engine; a commit keeps
+ * them so that changing parameters does not reset the charge state.
+ */
+struct damos_quota {
+	unsigned long ms;
+	unsigned long sz;
+	unsigned long reset_interval_ms;
+	unsigned int weight_sz;
+	unsigned int weight_nr_accesses;
+	unsigned int weight_age;
+	struct list_head goals;
+
+	/* private: maintained by the DAMOS engine */
+	unsigned long esz;
+	unsigned long charged_sz;
+	unsigned long charged_from;
+	struct damon_target *charge_target_from;
+	unsigned long charge_addr_from;
+	unsigned int min_score;
+	unsigned long total_charged_sz;
+	u64 total_charged_ns;
+	u64 esz_bp;
+	unsigned long nr_exceeded;
+};
+
+/**
+ * enum damos_wmark_metric - What the watermarks of a scheme compare with.
+ * @DAMOS_WMARK_NONE:		Nothing: the scheme is always active.
+ * @DAMOS_WMARK_FREE_MEM_RATE:	Free memory of the system, in per-thousand
+ *				of total memory.
+ * @NR_DAMOS_WMARK_METRICS:	Number of metrics.
+ */
+enum damos_wmark_metric {
+	DAMOS_WMARK_NONE,
+	DAMOS_WMARK_FREE_MEM_RATE,
+	NR_DAMOS_WMARK_METRICS,
+};
+
+/**
+ * struct damos_watermarks - When a scheme is active.
+ * @metric:	What is measured.
+ * @interval_us: How often the metric is checked, in microseconds.
+ * @high:	Above this the scheme is inactive.
+ * @mid:	At or below this (and above @low) the scheme becomes active.
+ * @low:	At or below this the scheme is inactive.
+ * @activated:	Whether the scheme is active now; private to the engine.
+ * @next_check_us: Monitoring time at which the metric is checked next;
+ *		private to the engine.
+ *
+ * Between @mid and @high the scheme keeps its previous state, so that it
+ * does not flap around a single mark.  Requires @high >= @mid >= @low.
+ */
+struct damos_watermarks {
+	enum damos_wmark_metric metric;
+	unsigned long interval_us;
+	unsigned long high;
+	unsigned long mid;
+	unsigned long low;
+
+	/* private: maintained by the DAMOS engine */
+	bool activated;
+	u64 next_check_us;
+};
+
+/**
+ * enum damos_filter_type - What a scheme filter looks at, per folio.
+ * @DAMOS_FILTER_TYPE_ANON:	Whether the folio is anonymous memory.
+ * @NR_DAMOS_FILTER_TYPES:	Number of filter types.
+ */
+enum damos_filter_type {
+	DAMOS_FILTER_TYPE_ANON,
+	NR_DAMOS_FILTER_TYPES,
+};
+
+/**
+ * struct damos_filter - Excludes (or keeps only) some memory of a region.
+ * @type:	What is looked at.
+ * @matching:	True: memory of the type is excluded from the action.
+ *		False: memory that is not of the type is excluded.
+ * @list:	Entry in &damos.filters.
+ *
+ * Filters are applied per folio by the operations backend.
+ */
+struct damos_filter {
+	enum damos_filter_type type;
+	bool matching;
+	struct list_head list;
+};
+
+/**
+ * struct damos_stat - What a scheme did, counted since it was created.
+ * @nr_tried:	Regions the action was tried on.
+ * @sz_tried:	Bytes of those regions.
+ * @nr_applied:	Regions on which the action did something.
+ * @sz_applied:	Bytes the action really acted on (for pageout: paged out).
+ * @qt_exceeds:	Charge windows in which the quota ran out.
+ *
+ * The counters only grow; they may be read while the scheme runs.
+ */
+struct damos_stat {
+	unsigned long nr_tried;
+	unsigned long sz_tried;
+	unsigned long nr_applied;
+	unsigned long sz_applied;
+	unsigned long qt_exceeds;
+};
+
+/**
+ * struct damos - An access-pattern-driven memory operation scheme.
+ * @pattern:		Which regions it applies to.
+ * @action:		What it does to them.
+ * @apply_interval_us:	How often it is applied, in microseconds; 0 means
+ *			every aggregation interval.
+ * @quota:		How much it may do per charge window.
+ * @wmarks:		When it is active.
+ * @filters:		Per-folio filters (struct damos_filter).
+ * @stat:		What it did.
+ * @next_apply_us:	Monitoring time of the next application; private.
+ * @list:		Entry in &damon_ctx.schemes.
+ */
+struct damos {
+	struct damos_access_pattern pattern;
+	enum damos_action action;
+	unsigned long apply_interval_us;
+	struct damos_quota quota;
+	struct damos_watermarks wmarks;
+	struct list_head filters;
+	struct damos_stat stat;
+
+	/* private: maintained by the DAMOS engine */
+	u64 next_apply_us;
+	struct list_head list;
+};
+
+/* === Operations backends === */
+
+/**
+ * enum damon_ops_id - Identifies an operations backend.
+ * @DAMON_OPS_PADDR:	The physical address space.
+ * @DAMON_OPS_TEST:	A backend registered by tests.
+ * @NR_DAMON_OPS:	Number of backends.
+ */
+enum damon_ops_id {
+	DAMON_OPS_PADDR,
+	DAMON_OPS_TEST,
+	NR_DAMON_OPS,
+};
+
+/**
+ * struct damon_operations - What an address-space backend provides.
+ * @id:			Which backend this is.
+ * @init:		Prepares the targets before monitoring starts.
+ *			Optional.
+ * @update:		Refreshes the targets every operations-update
+ *			interval.  Optional.
+ * @prepare_access_checks: Picks the sampling address of every region and
+ *			clears its accessed state.
+ * @check_accesses:	Increments &damon_region.nr_accesses of each region
+ *			whose sampling address was accessed since
+ *			@prepare_access_checks.  Returns the largest
+ *			&damon_region.nr_accesses seen.
+ * @target_valid:	Whether a target can still be monitored.  Optional.
+ * @apply_scheme:	Applies the action of a scheme to a whole region,
+ *			honouring the scheme's filters.  Returns the bytes
+ *			really acted on.  Optional (then no action works).
+ * @get_scheme_score:	Priority of a region for a scheme's action, from 0
+ *			(lowest) to %DAMOS_MAX_SCORE.  Optional (then the
+ *			engine's generic score is used).
+ * @cleanup:		Releases what @init set up.  Optional.
+ *
+ * All callbacks run in the kdamond thread and may sleep.
+ */
+struct damon_operations {
+	enum damon_ops_id id;
+	void (*init)(struct damon_ctx *ctx);
+	void (*update)(struct damon_ctx *ctx);
+	void (*prepare_access_checks)(struct damon_ctx *ctx);
+	unsigned int (*check_accesses)(struct damon_ctx *ctx);
+	bool (*target_valid)(struct damon_target *t);
+	unsigned long (*apply_scheme)(struct damon_ctx *ctx,
+				      struct damon_target *t,
+				      struct damon_region *r, struct damos *s);
+	int (*get_scheme_score)(struct damon_ctx *ctx, struct damon_target *t,
+				struct damon_region *r, struct damos *s);
+	void (*cleanup)(struct damon_ctx *ctx);
+};
+
+/* Highest priority score an operations backend may return. */
+#define DAMOS_MAX_SCORE		99
+
+/* === Monitoring contexts === */
+
+/**
+ * struct damon_attrs - Monitoring attributes of a context.
+ * @sample_interval:	Sampling interval, in microseconds.
+ * @aggr_interval:	Aggregation interval, in microseconds.
+ * @ops_update_interval: Operations-update interval, in microseconds; 0
+ *			means never.
+ * @min_nr_regions:	Fewest regions per context (at least 3).
+ * @max_nr_regions:	Most regions per context.
+ *
+ * Valid attributes have a non-zero @sample_interval, @aggr_interval at least
+ * @sample_interval, @min_nr_regions at least 3 and at most @max_nr_regions.
+ */
+struct damon_attrs {
+	unsigned long sample_interval;
+	unsigned long aggr_interval;
+	unsigned long ops_update_interval;
+	unsigned long min_nr_regions;
+	unsigned long max_nr_regions;
+};
+
+/**
+ * struct damon_callback - Hooks a client of DAMON may set.
+ * @private:		For the client's own use.
+ * @after_sampling:	Called after each sampling interval.
+ * @after_aggregation:	Called after each aggregation interval, after the
+ *			schemes were applied and before the regions are
+ *			adapted.
+ * @before_terminate:	Called once when kdamond is about to stop.
+ *
+ * The hooks run in the kdamond thread.  A non-zero return from
+ * @after_sampling or @after_aggregation stops monitoring.
+ */
+struct damon_callback {
+	void *private;
+	int (*after_sampling)(struct damon_ctx *ctx);
+	int (*after_aggregation)(struct damon_ctx *ctx);
+	void (*before_terminate)(struct damon_ctx *ctx);
+};
+
+/**
+ * struct damon_call_request - A function to run in the kdamond thread.
+ * @fn:		The function; its return value is stored in @ret.
+ * @data:	Its argument.
+ * @ret:	What @fn returned.
+ * @done:	Completed once @fn has run (or could not run).
+ * @list:	Entry in the context's request list.
+ */
+struct damon_call_request {
+	int (*fn)(struct damon_ctx *ctx, void *data);
+	void *data;
+	int ret;
+	struct completion done;
+	struct list_head list;
+};
+
+/**
+ * struct damon_ctx - A monitoring context.
+ * @attrs:		Monitoring attributes.
+ * @min_region_sz:	Smallest region size, in bytes (a power of two,
+ *			%PAGE_SIZE by default).  Regions are aligned to it.
+ * @ops:		The operations backend.
+ * @callback:		Client hooks.
+ * @targets:		The targets (struct damon_target).
+ * @schemes:		The schemes (struct damos).
+ * @kdamond:		The kdamond thread while running, else NULL.
+ * @kdamond_lock:	Protects @kdamond and @call_requests.
+ * @call_requests:	Pending struct damon_call_request.
+ * @passed_sample_intervals: Sampling intervals passed since the start.
+ * @next_aggregation_sis: @passed_sample_intervals at the next aggregation.
+ * @next_ops_update_sis: @passed_sample_intervals at the next ops update.
+ * @now_us:		Monitoring time, in microseconds since the start.
+ *
+ * Fields after @kdamond_lock are private to the DAMON core.  While kdamond
+ * runs, only the kdamond thread touches the targets, schemes and attributes;
+ * others change them through damon_commit_ctx() or damon_call().
+ */
+struct damon_ctx {
+	struct damon_attrs attrs;
+	unsigned long min_region_sz;
+	struct damon_operations ops;
+	struct damon_callback callback;
+	struct list_head targets;
+	struct list_head schemes;
+
+	struct task_struct *kdamond;
+	struct mutex kdamond_lock;
+
+	/* private: for the DAMON core */
+	struct list_head call_requests;
+	unsigned long passed_sample_intervals;
+	unsigned long next_aggregation_sis;
+	unsigned long next_ops_update_sis;
+	u64 now_us;
+};
+
+/* === Iterators === */
+
+#define damon_for_each_region(r, t) \
+	list_for_each_entry(r, &(t)->regions, list)
+
+#define damon_for_each_region_safe(r, next, t) \
+	list_for_each_entry_safe(r, next, &(t)->regions, list)
+
+#define damon_for_each_target(t, ctx) \
+	list_for_each_entry(t, &(ctx)->targets, list)
+
+#define damon_for_each_target_safe(t, next, ctx) \
+	list_for_each_entry_safe(t, next, &(ctx)->targets, list)
+
+#define damon_for_each_scheme(s, ctx) \
+	list_for_each_entry(s, &(ctx)->schemes, list)
+
+#define damon_for_each_scheme_safe(s, next, ctx) \
+	list_for_each_entry_safe(s, next, &(ctx)->schemes, list)
+
+#define damos_for_each_filter(f, s) \
+	list_for_each_entry(f, &(s)->filters, list)
+
+#define damos_for_each_filter_safe(f, next, s) \
+	list_for_each_entry_safe(f, next, &(s)->filters, list)
+
+#define damos_for_each_quota_goal(g, q) \
+	list_for_each_entry(g, &(q)->goals, list)
+
+#define damos_for_each_quota_goal_safe(g, next, q) \
+	list_for_each_entry_safe(g, next, &(q)->goals, list)
+
+/**
+ * damon_region_sz() - Size of a region, in bytes.
+ * @r:	The region.
+ *
+ * Return: the size of @r.
+ */
+static inline unsigned long damon_region_sz(const struct damon_region *r)
+{
+	return r->ar.end - r->ar.start;
+}
+
+#ifdef CONFIG_DAMON
+
+/* regions.c */
+struct damon_region *damon_new_region(unsigned long start, unsigned long end);
+void damon_add_region(struct damon_region *r, struct damon_target *t);
+void damon_insert_region_after(struct damon_region *r,
+			       struct damon_region *prev,
+			       struct damon_target *t);
+void damon_destroy_region(struct damon_region *r, struct damon_target *t);
+int damon_set_regions(struct damon_target *t,
+		      const struct damon_addr_range *ranges,
+		      unsigned int nr_ranges, unsigned long min_region_sz);
+
+/* core.c */
+struct damon_target *damon_new_target(void);
+void damon_add_target(struct damon_ctx *ctx, struct damon_target *t);
+void damon_destroy_target(struct damon_target *t);
+unsigned int damon_nr_regions(const struct damon_ctx *ctx);
+
+struct damon_ctx *damon_new_ctx(void);
+void damon_destroy_ctx(struct damon_ctx *ctx);
+int damon_validate_attrs(const struct damon_attrs *attrs);
+int damon_set_attrs(struct damon_ctx *ctx, const struct damon_attrs *attrs);
+int damon_register_ops(const struct damon_operations *ops);
+void damon_unregister_ops(enum damon_ops_id id);
+int damon_select_ops(struct damon_ctx *ctx, enum damon_ops_id id);
+
+int damon_start(struct damon_ctx *ctx);
+int damon_stop(struct damon_ctx *ctx);
+bool damon_is_running(struct damon_ctx *ctx);
+int damon_kdamond_pid(struct damon_ctx *ctx);
+int damon_call(struct damon_ctx *ctx,
+	       int (*fn)(struct damon_ctx *ctx, void *data), void *data);
+int damon_commit_ctx(struct damon_ctx *dst, struct damon_ctx *src);
+
+/* schemes.c */
+struct damos *damos_new_scheme(const struct damos_access_pattern *pattern,
+			       enum damos_action action,
+			       unsigned long apply_interval_us,
+			       const struct damos_quota *quota,
+			       const struct damos_watermarks *wmarks);
+void damon_add_scheme(struct damon_ctx *ctx, struct damos *s);
+void damon_destroy_scheme(struct damos *s);
+int damos_validate_scheme(const struct damos *s);
+struct damos_filter *damos_new_filter(enum damos_filter_type type,
+				      bool matching);
+void damos_add_filter(struct damos *s, struct damos_filter *f);
+void damos_destroy_filter(struct damos_filter *f);
+bool damos_filter_out_folio(const struct damos *s, const struct folio *folio);
+struct damos_quota_goal *damos_new_quota_goal(enum damos_quota_goal_metric m,
+					      unsigned long target_value);
+void damos_add_quota_goal(struct damos_quota *q, struct damos_quota_goal *g);
+void damos_destroy_quota_goal(struct damos_quota_goal *g);
+
+#endif /* CONFIG_DAMON */
+
+#endif /* _LINUX_DAMON_H */

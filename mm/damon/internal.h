@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of DAMON share with each other and with their KUnit suites,
+ * but not with the rest of the kernel.
+ */
+#ifndef _MM_DAMON_INTERNAL_H
+#define _MM_DAMON_INTERNAL_H
+
+#include <linux/damon.h>
+
+/* === regions.c: region bookkeeping and the adaptive algorithm === */
+
+void damon_split_region_at(struct damon_target *t, struct damon_region *r,
+			   unsigned long sz_left);
+void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
+			     struct damon_region *r);
+void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
+			    unsigned long sz_limit);
+void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
+			    unsigned long min_region_sz);
+unsigned long damon_region_sz_limit(const struct damon_ctx *ctx);
+void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses);
+void damon_destroy_regions_of(struct damon_target *t);
+
+/* === schemes.c: the DAMOS engine, driven by the kdamond loop === */
+
+/*
+ * Checks the watermarks of every scheme whose check is due.  Returns true if
+ * the context has schemes and none of them is active, in which case kdamond
+ * only sleeps (damos_wmarks_sleep_us() long) and checks again.
+ */
+bool damos_all_inactive(struct damon_ctx *ctx);
+unsigned long damos_wmarks_sleep_us(struct damon_ctx *ctx);
+
+/* Applies every due, active scheme to the regions; once per aggregation. */
+void damos_apply_schemes(struct damon_ctx *ctx);
+
+/* Resets the private state of the schemes when kdamond starts. */
+void damos_start_schemes(struct damon_ctx *ctx);
+
+/*
+ * Makes the schemes of @dst those of @src.  Schemes matched by position keep
+ * their private state (quota charge, watermark state, statistics).  Either
+ * everything is applied or, on failure, nothing.
+ */
+int damos_commit_schemes(struct damon_ctx *dst, const struct damon_ctx *src);
+
+/* Per-window quota arithmetic, exposed for the KUnit suites. */
+void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies);
+unsigned int damos_generic_score(const struct damon_ctx *ctx,
+				 const struct damon_region *r,
+				 const struct damos *s);
+bool damos_pattern_matches(const struct damon_ctx *ctx,
+			   const struct damon_region *r, const struct damos *s);
+
+/* === core.c === */
+
+/* Converts microseconds to whole aggregation windows, never dividing by 0. */
+unsigned int damon_us_to_aggr_windows(const struct damon_attrs *attrs,
+				      unsigned long us);
+
+/* The largest nr_accesses a region can reach in one aggregation window. */
+unsigned int damon_max_nr_accesses(const struct damon_attrs *attrs);
+
+#endif /* _MM_DAMON_INTERNAL_H */
