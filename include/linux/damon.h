@@ -22,6 +22,7 @@
 
 struct damon_ctx;
 struct damos;
+struct folio;
 struct task_struct;
 
 /* === Regions and targets === */
@@ -550,5 +551,11 @@ void damos_add_quota_goal(struct damos_quota *q, struct damos_quota_goal *g);
 void damos_destroy_quota_goal(struct damos_quota_goal *g);
 
 #endif /* CONFIG_DAMON */
+
+#ifdef CONFIG_DAMON_PADDR
+/* paddr.c */
+int damon_paddr_system_ram_ranges(struct damon_addr_range *ranges,
+				  unsigned int max_nr);
+#endif /* CONFIG_DAMON_PADDR */
 
 #endif /* _LINUX_DAMON_H */
