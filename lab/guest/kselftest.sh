@@ -1,0 +1,12 @@
+#!/bin/bash
+# Runs the installed DAMON kselftests inside a lab guest (see lab/lab
+# selftests).  The install directory is on the read-only root: tests may
+# write next to themselves, so run a copy on tmpfs.  TAP output goes to the
+# console and to $LAB_OUT/kselftest.tap.
+set -uo pipefail
+src=${1:?usage: kselftest.sh INSTALL_DIR}
+cp -a "$src" /tmp/kselftest
+cd /tmp/kselftest || exit 1
+# run_kselftest.sh applies each test's timeout from its "settings" file.
+./run_kselftest.sh 2>&1 | tee "$LAB_OUT/kselftest.tap"
+exit "${PIPESTATUS[0]}"
