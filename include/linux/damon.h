@@ -18,6 +18,7 @@
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 struct damon_ctx;
@@ -423,7 +424,11 @@ struct damon_call_request {
  * @targets:		The targets (struct damon_target).
  * @schemes:		The schemes (struct damos).
  * @kdamond:		The kdamond thread while running, else NULL.
- * @kdamond_lock:	Protects @kdamond and @call_requests.
+ * @kdamond_lock:	Serialises starting and stopping kdamond and
+ *			protects @kdamond.
+ * @call_lock:		Protects @call_requests and @kdamond_active.
+ * @kdamond_active:	Whether kdamond still serves @call_requests; false
+ *			once it is on its way out, even before it is reaped.
  * @call_requests:	Pending struct damon_call_request.
  * @passed_sample_intervals: Sampling intervals passed since the start.
  * @next_aggregation_sis: @passed_sample_intervals at the next aggregation.
@@ -446,6 +451,8 @@ struct damon_ctx {
 	struct mutex kdamond_lock;
 
 	/* private: for the DAMON core */
+	spinlock_t call_lock;
+	bool kdamond_active;
 	struct list_head call_requests;
 	unsigned long passed_sample_intervals;
 	unsigned long next_aggregation_sis;

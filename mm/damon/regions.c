@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DAMON regions: their bookkeeping and the adaptive algorithm that keeps
+ * their number bounded while following the access pattern.
+ *
+ * Every aggregation interval, neighbours whose access counts are alike are
+ * merged (so that the number of regions, and thus the monitoring cost, stays
+ * low), then every region is cut at random points (so that a hot or cold
+ * part hidden inside a region gets a chance to show up in the next window).
+ */
+
+#define pr_fmt(fmt) "damon: " fmt
+
+#include <linux/init.h>
+#include <linux/log2.h>
+#include <linux/math.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+static struct kmem_cache *damon_region_cache __ro_after_init;
+
+/* === Creation and destruction === */
+
+/**
+ * damon_new_region() - Allocates a region.
+ * @start:	First address of the region.
+ * @end:	First address past the region.
+ *
+ * The region starts with no access recorded and age 0.
+ *
+ * Context: May sleep.
+ * Return: the new region, or NULL if out of memory.
+ */
+struct damon_region *damon_new_region(unsigned long start, unsigned long end)
+{
+	struct damon_region *r;
+
+	r = kmem_cache_alloc(damon_region_cache, GFP_KERNEL);
+	if (!r)
+		return NULL;
+	r->ar.start = start;
+	r->ar.end = end;
+	r->sampling_addr = start;
+	r->nr_accesses = 0;
+	r->last_nr_accesses = 0;
+	r->age = 0;
+	INIT_LIST_HEAD(&r->list);
+	return r;
+}
+
+/**
+ * damon_add_region() - Appends a region to the regions of a target.
+ * @r:	The region; it must lie above every region of @t.
+ * @t:	The target.
+ *
+ * Context: The caller owns @t (kdamond, or anyone while it is not running).
+ */
+void damon_add_region(struct damon_region *r, struct damon_target *t)
+{
+	list_add_tail(&r->list, &t->regions);
+	t->nr_regions++;
+}
+
+/**
+ * damon_insert_region_after() - Inserts a region right after another.
+ * @r:		The new region; it must lie between @prev and the region
+ *		after @prev.
+ * @prev:	A region of @t.
+ * @t:		The target.
+ *
+ * Context: The caller owns @t.
+ */
+void damon_insert_region_after(struct damon_region *r,
+			       struct damon_region *prev,
+			       struct damon_target *t)
+{
+	list_add(&r->list, &prev->list);
+	t->nr_regions++;
+}
+
+/**
+ * damon_destroy_region() - Unlinks a region from its target and frees it.
+ * @r:	The region.
+ * @t:	The target @r belongs to.
+ *
+ * Context: The caller owns @t.
+ */
+void damon_destroy_region(struct damon_region *r, struct damon_target *t)
+{
+	list_del(&r->list);
+	t->nr_regions--;
+	kmem_cache_free(damon_region_cache, r);
+}
+
+/**
+ * damon_destroy_regions_of() - Frees every region of a target.
+ * @t:	The target.
+ *
+ * Context: The caller owns @t.
+ */
+void damon_destroy_regions_of(struct damon_target *t)
+{
+	struct damon_region *r, *next;
+
+	damon_for_each_region_safe(r, next, t)
+		damon_destroy_region(r, t);
+}
+
+/* === Setting the monitored ranges === */
+
+/*
+ * Aligns ranges[@i] outwards to @align and clips its start to the end of the
+ * previous range, whose alignment may have grown over it.  Returns false if
+ * nothing of the range is left.
+ */
+static bool damon_aligned_range(const struct damon_addr_range *ranges,
+				unsigned int i, unsigned long align,
+				struct damon_addr_range *res)
+{
+	res->start = ALIGN_DOWN(ranges[i].start, align);
+	res->end = ALIGN(ranges[i].end, align);
+	if (i > 0)
+		res->start = max(res->start, ALIGN(ranges[i - 1].end, align));
+	return res->start < res->end;
+}
+
+/*
+ * Counts the regions damon_apply_ranges() will have to create: one per gap
+ * of a range not covered by the existing regions.  Walks exactly like
+ * damon_apply_ranges() but changes nothing.
+ */
+static unsigned int damon_count_holes(struct damon_target *t,
+				      const struct damon_addr_range *ranges,
+				      unsigned int nr_ranges,
+				      unsigned long align)
+{
+	struct damon_region *r;
+	struct damon_addr_range ar;
+	unsigned long cursor;
+	unsigned int i, nr_holes = 0;
+
+	r = list_first_entry_or_null(&t->regions, struct damon_region, list);
+	for (i = 0; i < nr_ranges; i++) {
+		if (!damon_aligned_range(ranges, i, align, &ar))
+			continue;
+		while (r && r->ar.end <= ar.start)
+			r = list_is_last(&r->list, &t->regions) ? NULL :
+				list_next_entry(r, list);
+		cursor = ar.start;
+		while (r && r->ar.start < ar.end) {
+			if (r->ar.start > cursor)
+				nr_holes++;
+			cursor = min(r->ar.end, ar.end);
+			r = list_is_last(&r->list, &t->regions) ? NULL :
+				list_next_entry(r, list);
+		}
+		if (cursor < ar.end)
+			nr_holes++;
+	}
+	return nr_holes;
+}
+
+static struct damon_region *damon_take_from_pool(struct list_head *pool,
+						 unsigned long start,
+						 unsigned long end)
+{
+	struct damon_region *r;
+
+	r = list_first_entry(pool, struct damon_region, list);
+	list_del(&r->list);
+	r->ar.start = start;
+	r->ar.end = end;
+	r->sampling_addr = start;
+	return r;
+}
+
+/*
+ * Rebuilds the region list of @t so that it covers exactly the (aligned)
+ * ranges.  Regions overlapping a range are kept, with their access history,
+ * and trimmed to it; the first and last are stretched to its edges through
+ * new regions taken from @pool, which must hold damon_count_holes() of them.
+ */
+static void damon_apply_ranges(struct damon_target *t,
+			       const struct damon_addr_range *ranges,
+			       unsigned int nr_ranges, unsigned long align,
+			       struct list_head *pool)
+{
+	LIST_HEAD(kept);
+	struct damon_region *r, *hole;
+	struct damon_addr_range ar;
+	unsigned long cursor;
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < nr_ranges; i++) {
+		if (!damon_aligned_range(ranges, i, align, &ar))
+			continue;
+		cursor = ar.start;
+		while ((r = list_first_entry_or_null(&t->regions,
+						     struct damon_region,
+						     list))) {
+			if (r->ar.start >= ar.end)
+				break;
+			if (r->ar.end <= ar.start) {
+				damon_destroy_region(r, t);
+				continue;
+			}
+			if (r->ar.start > cursor) {
+				hole = damon_take_from_pool(pool, cursor,
+							    r->ar.start);
+				list_add_tail(&hole->list, &kept);
+				nr++;
+			}
+			r->ar.start = max(r->ar.start, cursor);
+			r->ar.end = min(r->ar.end, ar.end);
+			cursor = r->ar.end;
+			list_move_tail(&r->list, &kept);
+			t->nr_regions--;
+			nr++;
+		}
+		if (cursor < ar.end) {
+			hole = damon_take_from_pool(pool, cursor, ar.end);
+			list_add_tail(&hole->list, &kept);
+			nr++;
+		}
+	}
+	damon_destroy_regions_of(t);
+	list_splice(&kept, &t->regions);
+	t->nr_regions = nr;
+}
+
+/**
+ * damon_set_regions() - Makes a target cover exactly the given ranges.
+ * @t:			The target.
+ * @ranges:		Address ranges, sorted and not overlapping.
+ * @nr_ranges:		Number of @ranges.
+ * @min_region_sz:	Alignment of regions (a power of two); ranges are
+ *			widened to it.
+ *
+ * Existing regions that overlap a range are kept with their access history
+ * and trimmed to it; the parts of a range no region covers get new regions;
+ * regions outside every range are freed.  So a client can move the edges of
+ * what it monitors without losing what was learnt about the rest.
+ *
+ * Context: May sleep.  The caller owns @t.
+ * Return: 0 on success, -EINVAL if @ranges are not sorted, overlap or are
+ * empty, -ENOMEM if out of memory; on failure @t is left unchanged.
+ */
+int damon_set_regions(struct damon_target *t,
+		      const struct damon_addr_range *ranges,
+		      unsigned int nr_ranges, unsigned long min_region_sz)
+{
+	LIST_HEAD(pool);
+	struct damon_region *r, *next;
+	unsigned int i, nr_holes;
+
+	if (!min_region_sz || !is_power_of_2(min_region_sz))
+		return -EINVAL;
+	for (i = 0; i < nr_ranges; i++) {
+		if (ranges[i].start >= ranges[i].end)
+			return -EINVAL;
+		if (i > 0 && ranges[i].start < ranges[i - 1].end)
+			return -EINVAL;
+	}
+
+	nr_holes = damon_count_holes(t, ranges, nr_ranges, min_region_sz);
+	for (i = 0; i < nr_holes; i++) {
+		r = damon_new_region(0, 0);
+		if (!r)
+			goto free_pool;
+		list_add(&r->list, &pool);
+	}
+	damon_apply_ranges(t, ranges, nr_ranges, min_region_sz, &pool);
+	return 0;
+
+free_pool:
+	list_for_each_entry_safe(r, next, &pool, list)
+		kmem_cache_free(damon_region_cache, r);
+	return -ENOMEM;
+}
+
+/* === Split and merge === */
+
+/**
+ * damon_split_region_at() - Cuts a region in two.
+ * @t:		The target of @r.
+ * @r:		The region; it keeps the lower part.
+ * @sz_left:	Size of the lower part, in bytes; must be above 0 and below
+ *		the size of @r.
+ *
+ * Both parts keep the access count and age of @r.  If no memory is left for
+ * the upper part, @r is left whole.
+ *
+ * Context: May sleep.  The caller owns @t.
+ */
+void damon_split_region_at(struct damon_target *t, struct damon_region *r,
+			   unsigned long sz_left)
+{
+	struct damon_region *upper;
+
+	if (WARN_ON_ONCE(!sz_left || sz_left >= damon_region_sz(r)))
+		return;
+	upper = damon_new_region(r->ar.start + sz_left, r->ar.end);
+	if (!upper)
+		return;
+	upper->nr_accesses = r->nr_accesses;
+	upper->last_nr_accesses = r->last_nr_accesses;
+	upper->age = r->age;
+	r->ar.end = upper->ar.start;
+	if (r->sampling_addr >= r->ar.end)
+		r->sampling_addr = r->ar.start;
+	damon_insert_region_after(upper, r, t);
+}
+
+/*
+ * Average of @a and @b weighted by @wa and @wb, rounded down.  The weights
+ * are scaled down until their sum fits in 32 bits, so that the products
+ * cannot overflow; they stay exact for regions below 4 GiB.
+ */
+static unsigned int damon_weighted_avg(unsigned int a, unsigned long wa,
+				       unsigned int b, unsigned long wb)
+{
+	u64 total = (u64)wa + wb;
+	unsigned int shift = 0;
+
+	if (total > U32_MAX) {
+		shift = fls64(total) - 32;
+		wa >>= shift;
+		wb >>= shift;
+	}
+	if (!wa && !wb)
+		return a;
+	return div64_u64((u64)a * wa + (u64)b * wb, (u64)wa + wb);
+}
+
+/**
+ * damon_merge_two_regions() - Merges a region into its lower neighbour.
+ * @t:	The target of the regions.
+ * @l:	The lower region; it takes over the range of @r.
+ * @r:	The region right above @l; it is freed.
+ *
+ * The access counts and the age of the merged region are the averages of
+ * those of @l and @r, weighted by their sizes.
+ *
+ * Context: The caller owns @t.
+ */
+void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
+			     struct damon_region *r)
+{
+	unsigned long sz_l = damon_region_sz(l), sz_r = damon_region_sz(r);
+
+	l->nr_accesses = damon_weighted_avg(l->nr_accesses, sz_l,
+					    r->nr_accesses, sz_r);
+	l->last_nr_accesses = damon_weighted_avg(l->last_nr_accesses, sz_l,
+						 r->last_nr_accesses, sz_r);
+	l->age = damon_weighted_avg(l->age, sz_l, r->age, sz_r);
+	l->ar.end = r->ar.end;
+	damon_destroy_region(r, t);
+}
+
+/**
+ * damon_merge_regions_of() - Merges alike neighbours of a target.
+ * @t:		The target.
+ * @threshold:	Largest difference of access counts of regions merged.
+ * @sz_limit:	Largest size of a merged region, in bytes.
+ *
+ * Walks the regions once, merging each region into its lower neighbour when
+ * they touch, their access counts differ by at most @threshold and the
+ * merged region would not be larger than @sz_limit.
+ *
+ * Context: The caller owns @t.
+ */
+void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
+			    unsigned long sz_limit)
+{
+	struct damon_region *r, *next, *prev = NULL;
+
+	damon_for_each_region_safe(r, next, t) {
+		if (prev && prev->ar.end == r->ar.start &&
+		    abs_diff(prev->nr_accesses, r->nr_accesses) <= threshold &&
+		    damon_region_sz(prev) + damon_region_sz(r) <= sz_limit) {
+			damon_merge_two_regions(t, prev, r);
+			continue;
+		}
+		prev = r;
+	}
+}
+
+/*
+ * A random size for the lower part of a region of @nr_units units: at
+ * least one unit and at least one unit less than the whole.
+ */
+static unsigned long damon_random_units(unsigned long nr_units)
+{
+	unsigned long span = nr_units - 1;
+
+	if (span <= U32_MAX)
+		return 1 + get_random_u32_below(span);
+	return 1 + mul_u64_u32_shr(span, get_random_u32(), 32);
+}
+
+/**
+ * damon_split_regions_of() - Cuts every region of a target at random points.
+ * @t:			The target.
+ * @nr_subs:		Number of pieces to cut each region into.
+ * @min_region_sz:	Smallest piece, in bytes, and the alignment of the
+ *			cuts (a power of two).
+ *
+ * Regions too small for @nr_subs pieces of @min_region_sz give fewer pieces.
+ * Each piece keeps the access counts and age of the region it comes from.
+ *
+ * Context: May sleep.  The caller owns @t.
+ */
+void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
+			    unsigned long min_region_sz)
+{
+	struct damon_region *r, *next, *piece;
+	unsigned long nr_units;
+	unsigned int i;
+
+	if (nr_subs < 2 || !min_region_sz)
+		return;
+	damon_for_each_region_safe(r, next, t) {
+		piece = r;
+		for (i = 1; i < nr_subs; i++) {
+			nr_units = damon_region_sz(piece) / min_region_sz;
+			if (nr_units < 2)
+				break;
+			damon_split_region_at(t, piece, min_region_sz *
+					      damon_random_units(nr_units));
+			if (list_next_entry(piece, list) == next)
+				break;	/* out of memory */
+			piece = list_next_entry(piece, list);
+		}
+	}
+}
+
+/* === Adaptation === */
+
+/**
+ * damon_region_sz_limit() - Largest size a merge may produce.
+ * @ctx:	The monitoring context.
+ *
+ * Bounding merged regions to the total monitored size over
+ * &damon_attrs.min_nr_regions keeps at least that many regions.
+ *
+ * Context: The caller owns @ctx's targets.
+ * Return: the limit, in bytes, never below &damon_ctx.min_region_sz.
+ */
+unsigned long damon_region_sz_limit(const struct damon_ctx *ctx)
+{
+	const struct damon_target *t;
+	const struct damon_region *r;
+	unsigned long total = 0;
+
+	damon_for_each_target(t, ctx)
+		damon_for_each_region(r, t)
+			total += damon_region_sz(r);
+	if (ctx->attrs.min_nr_regions)
+		total /= ctx->attrs.min_nr_regions;
+	return max(total, ctx->min_region_sz);
+}
+
+/*
+ * A region whose access count moved by no more than @threshold since the
+ * previous window is one window older; otherwise its pattern changed and
+ * it starts over.
+ */
+static void damon_update_ages(struct damon_ctx *ctx, unsigned int threshold)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			if (abs_diff(r->nr_accesses, r->last_nr_accesses) >
+			    threshold)
+				r->age = 0;
+			else if (r->age < UINT_MAX)
+				r->age++;
+		}
+	}
+}
+
+/* Starts a new aggregation window. */
+static void damon_reset_window(struct damon_ctx *ctx)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			r->last_nr_accesses = r->nr_accesses;
+			r->nr_accesses = 0;
+		}
+	}
+}
+
+/**
+ * damon_adapt_regions() - Ends an aggregation window: ages, merges, resets
+ * and splits the regions of a context.
+ * @ctx:		The monitoring context.
+ * @max_nr_accesses:	Highest access count seen in the window.
+ *
+ * Regions whose access counts differ by no more than a tenth of
+ * @max_nr_accesses (at least 1) are alike: they age, and neighbours merge.
+ * While more than &damon_attrs.max_nr_regions remain, the threshold doubles
+ * and merging goes on.  Then each access count becomes the previous one,
+ * and, while that cannot exceed &damon_attrs.max_nr_regions, regions are
+ * split in two or three pieces so that the count grows back.
+ *
+ * Context: May sleep.  Called by kdamond, or by tests on a context that is
+ * not running.
+ */
+void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses)
+{
+	unsigned long sz_limit = damon_region_sz_limit(ctx);
+	unsigned int threshold = max(1U, max_nr_accesses / 10);
+	unsigned long max_nr = ctx->attrs.max_nr_regions;
+	unsigned int nr_regions, nr_subs;
+	struct damon_target *t;
+
+	damon_update_ages(ctx, threshold);
+	for (;;) {
+		damon_for_each_target(t, ctx)
+			damon_merge_regions_of(t, threshold, sz_limit);
+		nr_regions = damon_nr_regions(ctx);
+		/* Past max_nr_accesses, every neighbour is alike already. */
+		if (nr_regions <= max_nr || threshold > max_nr_accesses ||
+		    threshold > UINT_MAX / 2)
+			break;
+		threshold *= 2;
+	}
+	damon_reset_window(ctx);
+
+	if ((unsigned long)nr_regions * 3 <= max_nr)
+		nr_subs = 3;
+	else if ((unsigned long)nr_regions * 2 <= max_nr)
+		nr_subs = 2;
+	else
+		return;
+	damon_for_each_target(t, ctx)
+		damon_split_regions_of(t, nr_subs, ctx->min_region_sz);
+}
+
+static int __init damon_regions_init(void)
+{
+	damon_region_cache = KMEM_CACHE(damon_region, SLAB_PANIC);
+	return 0;
+}
+subsys_initcall(damon_regions_init);
