@@ -14,7 +14,6 @@
 #include <linux/damon.h>
 #include <linux/err.h>
 #include <linux/init.h>
-#include <linux/ioport.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mm.h>
@@ -265,7 +264,6 @@ struct damos *damon_reclaim_new_scheme(const struct damon_reclaim_inputs *in)
 	struct damos_filter *filter;
 	struct damos *s;
 
-	INIT_LIST_HEAD(&quota.goals);
 	s = damos_new_scheme(&pattern, DAMOS_PAGEOUT, 0, &quota, &wmarks);
 	if (!s)
 		return NULL;
@@ -292,45 +290,13 @@ fail:
 	return NULL;
 }
 
-/* Gathers the page-aligned System RAM ranges, in address order. */
-struct damon_reclaim_ram_walk {
-	struct damon_addr_range *ranges;
-	unsigned int nr;
-	unsigned int max_nr;
-};
-
-static int damon_reclaim_walk_ram(struct resource *res, void *arg)
-{
-	struct damon_reclaim_ram_walk *w = arg;
-	u64 start = ALIGN(res->start, PAGE_SIZE);
-	u64 end = ALIGN_DOWN(res->end + 1, PAGE_SIZE);
-	struct damon_addr_range *last;
-
-	if (end > ULONG_MAX)
-		end = ALIGN_DOWN(ULONG_MAX, PAGE_SIZE);
-	if (start >= end)
-		return 0;
-	last = w->nr ? &w->ranges[w->nr - 1] : NULL;
-	if (last && last->end == start) {
-		last->end = end;
-		return 0;
-	}
-	if (w->ranges) {
-		if (w->nr == w->max_nr)
-			return 1;
-		w->ranges[w->nr].start = start;
-		w->ranges[w->nr].end = end;
-	}
-	w->nr++;
-	return 0;
-}
-
 static int damon_reclaim_set_regions(struct damon_ctx *ctx,
 				     struct damon_target *t,
 				     const struct damon_reclaim_inputs *in)
 {
-	struct damon_reclaim_ram_walk w = {};
+	struct damon_addr_range *ranges = NULL;
 	struct damon_addr_range one;
+	int nr, room = 0;
 	int err;
 
 	if (damon_modules_region_is_set(&in->common)) {
@@ -339,20 +305,21 @@ static int damon_reclaim_set_regions(struct damon_ctx *ctx,
 		return damon_set_regions(t, &one, 1, ctx->min_region_sz);
 	}
 
-	/* Count, then fill; memory hotplugged in between waits a commit. */
-	walk_system_ram_res(0, ULONG_MAX, &w, damon_reclaim_walk_ram);
-	if (!w.nr) {
-		pr_err("no System RAM range found\n");
-		return -ENOENT;
+	/* Memory may be hotplugged between counting and filling: retry. */
+	while ((nr = damon_paddr_system_ram_ranges(ranges, room)) > room) {
+		kfree(ranges);
+		ranges = kcalloc(nr, sizeof(*ranges), GFP_KERNEL);
+		if (!ranges)
+			return -ENOMEM;
+		room = nr;
 	}
-	w.ranges = kcalloc(w.nr, sizeof(*w.ranges), GFP_KERNEL);
-	if (!w.ranges)
-		return -ENOMEM;
-	w.max_nr = w.nr;
-	w.nr = 0;
-	walk_system_ram_res(0, ULONG_MAX, &w, damon_reclaim_walk_ram);
-	err = damon_set_regions(t, w.ranges, w.nr, ctx->min_region_sz);
-	kfree(w.ranges);
+	if (nr <= 0) {
+		pr_err("no System RAM range found\n");
+		err = -ENOENT;
+	} else {
+		err = damon_set_regions(t, ranges, nr, ctx->min_region_sz);
+	}
+	kfree(ranges);
 	return err;
 }
 
@@ -384,8 +351,9 @@ static void damon_reclaim_set_callbacks(struct damon_ctx *ctx)
 }
 
 /*
- * Builds a context from the current parameter values, for the runner to
- * start or commit.  Called with the runner lock held.
+ * Builds a parameter context from the current values, for the runner to
+ * commit into the module's context, which keeps its own hooks.  Called with
+ * the runner lock held.
  */
 static struct damon_ctx *damon_reclaim_build_ctx(void)
 {
@@ -414,7 +382,6 @@ static struct damon_ctx *damon_reclaim_build_ctx(void)
 		pr_err("monitoring attributes refused by DAMON (%d)\n", err);
 		goto out;
 	}
-	damon_reclaim_set_callbacks(ctx);
 
 	err = -ENOMEM;
 	t = damon_new_target();
