@@ -22,7 +22,10 @@ unsigned long damon_region_sz_limit(const struct damon_ctx *ctx);
 void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses);
 void damon_destroy_regions_of(struct damon_target *t);
 
-/* === schemes.c: the DAMOS engine, driven by the kdamond loop === */
+/*
+ * === schemes.c, quota.c, watermarks.c: the DAMOS engine, driven by the
+ * kdamond loop ===
+ */
 
 /*
  * Checks the watermarks of every scheme whose check is due.  Returns true if
@@ -52,6 +55,33 @@ unsigned int damos_generic_score(const struct damon_ctx *ctx,
 				 const struct damos *s);
 bool damos_pattern_matches(const struct damon_ctx *ctx,
 			   const struct damon_region *r, const struct damos *s);
+
+/* Ratios in the quota arithmetic are in basis points: 10,000 means 1. */
+#define DAMOS_QUOTA_BP		10000ULL
+
+bool damos_quota_is_set(const struct damos_quota *q);
+void damos_quota_goals_start(struct damos_quota *q);
+void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
+				   u64 ns);
+u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp);
+unsigned int damos_quota_min_score(const unsigned long *hist_bytes,
+				   unsigned long quota_bytes);
+u64 damos_mul_div(u64 a, u64 b, u64 c);
+
+/*
+ * The clocks of the engine: damos_now_ns() times actions and
+ * damos_now_jiffies() ends charge windows.  KUnit suites may drive both from
+ * one fake clock with damos_set_test_clock(), and must pass NULL to restore
+ * the real clocks when done.
+ */
+u64 damos_now_ns(void);
+unsigned long damos_now_jiffies(void);
+void damos_set_test_clock(u64 (*clock_ns)(void));
+
+/* The pure watermark decision, and whether a scheme may act now. */
+bool damos_wmarks_decide(const struct damos_watermarks *wm,
+			 unsigned long metric, bool active);
+bool damos_scheme_active(const struct damos *s);
 
 /* === core.c === */
 
