@@ -92,4 +92,19 @@ unsigned int damon_us_to_aggr_windows(const struct damon_attrs *attrs,
 /* The largest nr_accesses a region can reach in one aggregation window. */
 unsigned int damon_max_nr_accesses(const struct damon_attrs *attrs);
 
+/* === paddr.c: the physical address operations, for their KUnit suite === */
+
+/* What sampling the folio of a page frame found. */
+enum damon_paddr_access {
+	DAMON_PADDR_UNTRACKED,	/* no LRU folio there: free, kernel, hole */
+	DAMON_PADDR_UNKNOWN,	/* a reverse-map lock was busy */
+	DAMON_PADDR_IDLE,	/* not accessed since it was made idle */
+	DAMON_PADDR_ACCESSED,	/* accessed since it was made idle */
+};
+
+enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn);
+unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
+					const struct damon_region *r,
+					const struct damos_quota *quota);
+
 #endif /* _MM_DAMON_INTERNAL_H */

@@ -1,13 +1,588 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DAMON operations for the physical address space.
+ *
+ * A target is a set of physical address ranges.  Accesses are found through
+ * the reverse map of the folio holding each region's sampled page: its
+ * mappings' Accessed bits are tested and cleared, and its idle flag (which
+ * folio_mark_accessed() and reclaim's reverse-map walks clear) is set.  DAMOS
+ * pageout isolates the cold folios of a region and hands them to the
+ * kernel's reclaim of a folio list.
+ *
+ * Only LRU folios are tracked.  Free pages, slab, page tables, other kernel
+ * memory, holes and offline memory are never accessed as far as DAMON can
+ * tell, and are skipped without taking a reference where possible.
  */
 
 #define pr_fmt(fmt) "damon-paddr: " fmt
 
 #include <linux/damon.h>
+#include <linux/init.h>
 #include <linux/ioport.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/page_idle.h>
+#include <linux/pagemap.h>
+#include <linux/random.h>
+#include <linux/rmap.h>
+#include <linux/sched.h>
+#include <linux/swap.h>
+
+#include "../internal.h"	/* mm/internal.h: LRU isolation, reclaim */
+#include "internal.h"		/* mm/damon/internal.h */
+
+/* === Getting at the folio of a physical page === */
+
+/*
+ * Returns the LRU folio holding @pfn with a reference held, or NULL when
+ * there is none: a hole, offline memory, or a page DAMON does not track
+ * (free, slab, page table, other kernel memory).  Non-LRU memory is turned
+ * away by a peek at the flags, before touching the reference count.
+ */
+static struct folio *damon_paddr_get_lru_folio(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *folio;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	if (!folio_test_lru(folio) || !folio_try_get(folio))
+		return NULL;
+	/* It may have been split, freed or reused before we got it. */
+	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio))) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+/* Page frames that pfn_to_online_page() finds online or not together. */
+#if defined(CONFIG_SPARSEMEM) && !defined(CONFIG_HAVE_ARCH_PFN_VALID)
+#define DAMON_PADDR_HOLE_ALIGN	PAGES_PER_SUBSECTION
+#else
+#define DAMON_PADDR_HOLE_ALIGN	1UL
+#endif
+
+/*
+ * How many page frames from @pfn on can be passed over without a closer
+ * look, given that @pfn holds no LRU folio: the rest of a free buddy block,
+ * of a compound page or of a missing memory subsection.  The flags and the
+ * order are read without a reference, so they may be stale; that only makes
+ * a pass skip or revisit a few pages.
+ */
+static unsigned long damon_paddr_nr_untracked(struct page *page,
+					      unsigned long pfn)
+{
+	struct folio *folio;
+	unsigned long end;
+
+	if (!page)
+		return DAMON_PADDR_HOLE_ALIGN - (pfn & (DAMON_PADDR_HOLE_ALIGN - 1));
+	if (PageBuddy(page)) {
+		unsigned long order = buddy_order_unsafe(page);
+
+		if (order <= MAX_PAGE_ORDER)
+			return 1UL << order;
+		return 1;
+	}
+	folio = page_folio(page);
+	end = folio_pfn(folio) + folio_nr_pages(folio);
+	return end > pfn ? end - pfn : 1;
+}
+
+/* === Access checks === */
+
+/* Argument of the reverse-map walk that tests and clears Accessed bits. */
+struct damon_paddr_rmap_arg {
+	bool young;
+};
+
+static bool damon_paddr_clear_young_one(struct folio *folio,
+					struct vm_area_struct *vma,
+					unsigned long addr, void *arg)
+{
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, addr, 0);
+	struct damon_paddr_rmap_arg *rmap_arg = arg;
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		bool young = false;
+
+		if (pvmw.pte)
+			young = ptep_clear_young_notify(vma, pvmw.address,
+							pvmw.pte);
+		else if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+			young = pmdp_clear_young_notify(vma, pvmw.address,
+							pvmw.pmd);
+		else
+			WARN_ON_ONCE(1);	/* PMD mapping without THP */
+		if (young)
+			rmap_arg->young = true;
+	}
+	return true;
+}
+
+/*
+ * Tests whether @folio was accessed since it was last made idle, and makes
+ * it idle again: clears the Accessed bits of all its mappings and sets its
+ * idle flag.  A young mapping is handed over to the folio's young flag so
+ * that reclaim still counts the reference DAMON consumed.
+ *
+ * An unmapped folio (page cache, swap cache) only has its idle flag, which
+ * folio_mark_accessed() clears on each access; PG_referenced and the LRU
+ * position are reclaim's and are left alone.
+ *
+ * The caller holds a reference on @folio.
+ */
+static enum damon_paddr_access
+damon_paddr_folio_test_and_reset(struct folio *folio)
+{
+	struct damon_paddr_rmap_arg arg = {};
+	struct rmap_walk_control rwc = {
+		.arg = &arg,
+		.rmap_one = damon_paddr_clear_young_one,
+		.anon_lock = folio_lock_anon_vma_read,
+		/* kdamond must not wait behind mmap or truncation. */
+		.try_lock = true,
+	};
+	bool accessed;
+
+	if (folio_mapped(folio)) {
+		/* File and KSM reverse maps are stable only under the lock. */
+		bool need_lock = !folio_test_anon(folio) ||
+				 folio_test_ksm(folio);
+
+		if (need_lock && !folio_trylock(folio))
+			return DAMON_PADDR_UNKNOWN;
+		rmap_walk(folio, &rwc);
+		if (need_lock)
+			folio_unlock(folio);
+		if (rwc.contended)
+			return DAMON_PADDR_UNKNOWN;
+		if (arg.young)
+			folio_set_young(folio);
+	}
+	accessed = arg.young || !folio_test_idle(folio);
+	folio_set_idle(folio);
+	return accessed ? DAMON_PADDR_ACCESSED : DAMON_PADDR_IDLE;
+}
+
+/*
+ * What the last large folio tested in one pass over the regions showed, so
+ * that a folio spanning the sampled pages of several regions is tested once:
+ * a second test would find the Accessed bits the first one cleared.
+ */
+struct damon_paddr_folio_memo {
+	unsigned long start_pfn;
+	unsigned long end_pfn;
+	enum damon_paddr_access access;
+};
+
+static enum damon_paddr_access
+damon_paddr_pfn_test_and_reset(unsigned long pfn,
+			       struct damon_paddr_folio_memo *memo)
+{
+	enum damon_paddr_access access;
+	struct folio *folio;
+
+	if (memo && pfn >= memo->start_pfn && pfn < memo->end_pfn)
+		return memo->access;
+	folio = damon_paddr_get_lru_folio(pfn);
+	if (!folio)
+		return DAMON_PADDR_UNTRACKED;
+	access = damon_paddr_folio_test_and_reset(folio);
+	if (memo && folio_test_large(folio)) {
+		memo->start_pfn = folio_pfn(folio);
+		memo->end_pfn = memo->start_pfn + folio_nr_pages(folio);
+		memo->access = access;
+	}
+	folio_put(folio);
+	return access;
+}
+
+/**
+ * damon_paddr_test_and_reset_access() - Sample the folio of a page frame.
+ * @pfn:	The page frame.
+ *
+ * Tests whether the LRU folio holding @pfn was accessed since the last call
+ * made it idle, and makes it idle again, as DAMON does for a sampled page.
+ * A folio never made idle before counts as accessed.
+ *
+ * Context: Process context; may not sleep (takes no sleeping lock, only
+ * try-locks).
+ * Return: %DAMON_PADDR_UNTRACKED if @pfn holds no LRU folio,
+ * %DAMON_PADDR_UNKNOWN if a lock needed for the reverse map was busy (then
+ * nothing was changed), otherwise %DAMON_PADDR_ACCESSED or
+ * %DAMON_PADDR_IDLE.
+ */
+enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
+{
+	return damon_paddr_pfn_test_and_reset(pfn, NULL);
+}
+
+/*
+ * The sampled page of a region normally stays the same from one sampling
+ * interval to the next, and is re-drawn at random one time in
+ * DAMON_PADDR_REDRAW_ONE_IN.  Then the reverse-map walk that finds whether
+ * it was accessed also makes it idle for the next interval: one walk per
+ * region and interval instead of two (one to clear the Accessed bits, one to
+ * test them), which is most of the cost of monitoring.  The draw does not
+ * depend on what was found, so the estimate stays unbiased; a region's pages
+ * are still covered at random over time, and every region split or merge
+ * re-draws the sample of the parts it moves out of range.
+ *
+ * A sampled page whose folio was made idle by the last check (or, after a
+ * re-draw, by the preparation) is "armed": its address is tagged with
+ * DAMON_PADDR_ARMED, a bit below PAGE_SHIFT that DAMON's page-granular
+ * addresses never use.  Only an armed page is checked.
+ */
+#define DAMON_PADDR_REDRAW_ONE_IN	8
+#define DAMON_PADDR_ARMED		1UL
+
+static bool damon_paddr_sample_armed(const struct damon_region *r)
+{
+	unsigned long addr = r->sampling_addr;
+
+	return (addr & DAMON_PADDR_ARMED) && addr >= r->ar.start &&
+	       addr < r->ar.end;
+}
+
+static unsigned long damon_paddr_random_pfn(const struct damon_region *r)
+{
+	unsigned long first = PHYS_PFN(r->ar.start);
+	unsigned long nr = PHYS_PFN(r->ar.end) - first;
+
+	if (nr <= 1)
+		return first;
+	if (nr <= U32_MAX)
+		return first + get_random_u32_below(nr);
+	return first + get_random_long() % nr;
+}
+
+static bool damon_paddr_access_known(enum damon_paddr_access access)
+{
+	return access == DAMON_PADDR_ACCESSED || access == DAMON_PADDR_IDLE;
+}
+
+static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
+{
+	struct damon_paddr_folio_memo memo = {};
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			enum damon_paddr_access access;
+			unsigned long pfn;
+
+			if (damon_paddr_sample_armed(r) &&
+			    get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN))
+				continue;
+			pfn = damon_paddr_random_pfn(r);
+			access = damon_paddr_pfn_test_and_reset(pfn, &memo);
+			r->sampling_addr = PFN_PHYS(pfn);
+			if (damon_paddr_access_known(access))
+				r->sampling_addr |= DAMON_PADDR_ARMED;
+		}
+	}
+}
+
+static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
+{
+	struct damon_paddr_folio_memo memo = {};
+	unsigned int max_nr_accesses = 0;
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			unsigned long pfn = PHYS_PFN(r->sampling_addr);
+			enum damon_paddr_access access;
+
+			if (damon_paddr_sample_armed(r)) {
+				access = damon_paddr_pfn_test_and_reset(pfn,
+									&memo);
+				if (access == DAMON_PADDR_ACCESSED)
+					r->nr_accesses++;
+				if (!damon_paddr_access_known(access))
+					r->sampling_addr &= ~DAMON_PADDR_ARMED;
+			}
+			max_nr_accesses = max(max_nr_accesses, r->nr_accesses);
+		}
+	}
+	return max_nr_accesses;
+}
+
+/* === Pageout === */
+
+/*
+ * Whether a folio is worth handing to reclaim, judged from its flags: on an
+ * evictable LRU, not mlocked, not under writeback, not a dirty file folio
+ * (only kswapd writes those back; others would just be rotated), and not
+ * swap-backed memory when no swap space is left.  Also used without a
+ * reference, as a hint.
+ */
+static bool damon_paddr_folio_reclaimable(struct folio *folio)
+{
+	if (!folio_test_lru(folio) || folio_test_unevictable(folio) ||
+	    folio_test_mlocked(folio) || folio_test_writeback(folio))
+		return false;
+	if (!folio_test_swapbacked(folio))
+		return !folio_test_dirty(folio);
+	return folio_test_swapcache(folio) || get_nr_swap_pages() > 0;
+}
+
+/* Folios isolated before they are handed to reclaim together. */
+#define DAMON_PADDR_PAGEOUT_BATCH	SWAP_CLUSTER_MAX
+
+/* Page frames scanned between two chances to reschedule. */
+#define DAMON_PADDR_RESCHED_PFNS	1024
+
+/* A pageout pass over one region. */
+struct damon_paddr_pageout {
+	struct damos *scheme;
+	unsigned long start_pfn;
+	struct list_head folios;	/* isolated, not yet reclaimed */
+	unsigned int nr_folios;
+	unsigned long nr_reclaimed;	/* pages */
+};
+
+static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
+{
+	if (!po->nr_folios)
+		return;
+	/* Puts back on their LRUs the folios it could not reclaim. */
+	po->nr_reclaimed += reclaim_pages(&po->folios);
+	po->nr_folios = 0;
+}
+
+/*
+ * Whether @folio may be paged out: it passes the scheme's filters and was
+ * not accessed since DAMON last made it idle.  A folio DAMON never sampled
+ * (or that was accessed through folio_mark_accessed() since) has no idle
+ * flag and is judged by its region's monitoring result alone.  A folio found
+ * young keeps its pages and keeps the access visible to reclaim through the
+ * young flag; it is idle again for the next pass.
+ */
+static bool damon_paddr_pageout_allowed(struct folio *folio, struct damos *s)
+{
+	if (!damon_paddr_folio_reclaimable(folio))
+		return false;
+	if (damos_filter_out_folio(s, folio))
+		return false;
+	if (folio_test_idle(folio) &&
+	    damon_paddr_folio_test_and_reset(folio) != DAMON_PADDR_IDLE)
+		return false;
+	return true;
+}
+
+/*
+ * Considers the page frame @pfn for pageout; isolates its folio if it may go.
+ * Returns how many page frames, from @pfn on, were dealt with.
+ */
+static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
+					     unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *folio;
+	unsigned long nr;
+
+	if (!page || !damon_paddr_folio_reclaimable(page_folio(page)))
+		return damon_paddr_nr_untracked(page, pfn);
+	folio = damon_paddr_get_lru_folio(pfn);
+	if (!folio)
+		return 1;
+	nr = folio_pfn(folio) + folio_nr_pages(folio) - pfn;
+	/*
+	 * A large folio belongs to the region holding its first page, so that
+	 * it is not paged out for a region it barely overlaps.
+	 */
+	if (folio_pfn(folio) >= po->start_pfn &&
+	    damon_paddr_pageout_allowed(folio, po->scheme) &&
+	    folio_isolate_lru(folio)) {
+		list_add_tail(&folio->lru, &po->folios);
+		po->nr_folios++;
+	}
+	folio_put(folio);
+	return nr;
+}
+
+static unsigned long damon_paddr_pageout(struct damon_region *r,
+					 struct damos *s)
+{
+	struct damon_paddr_pageout po = {
+		.scheme = s,
+		.start_pfn = PHYS_PFN(r->ar.start),
+		.folios = LIST_HEAD_INIT(po.folios),
+	};
+	unsigned long end_pfn = PHYS_PFN(r->ar.end);
+	unsigned long pfn = po.start_pfn;
+	unsigned long next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
+
+	while (pfn < end_pfn) {
+		pfn += damon_paddr_pageout_pfn(&po, pfn);
+		if (po.nr_folios >= DAMON_PADDR_PAGEOUT_BATCH)
+			damon_paddr_pageout_flush(&po);
+		if (pfn >= next_resched) {
+			next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
+			cond_resched();
+			/* Let a stop request end a long pass early. */
+			if ((current->flags & PF_KTHREAD) &&
+			    kthread_should_stop())
+				break;
+		}
+	}
+	damon_paddr_pageout_flush(&po);
+	/* Whole large folios may stick out of the region; don't overstate. */
+	return min(po.nr_reclaimed << PAGE_SHIFT, damon_region_sz(r));
+}
+
+static unsigned long damon_paddr_apply_scheme(struct damon_ctx *ctx,
+					      struct damon_target *t,
+					      struct damon_region *r,
+					      struct damos *s)
+{
+	switch (s->action) {
+	case DAMOS_PAGEOUT:
+		return damon_paddr_pageout(r, s);
+	default:
+		return 0;
+	}
+}
+
+/* === Priority scores === */
+
+/* Sub-scores are in per-mille before they are weighted. */
+#define DAMON_PADDR_SUBSCORE_MAX	1000U
+
+/* Age and size sub-scores grow with the log2 of the value, up to these. */
+#define DAMON_PADDR_AGE_MS_LOG2_MAX	20U	/* about 17 minutes */
+#define DAMON_PADDR_SZ_PAGES_LOG2_MAX	24U	/* 64 GiB of 4 KiB pages */
+
+static unsigned int damon_paddr_log2_subscore(u64 value, unsigned int max_log2)
+{
+	unsigned int log2 = value ? ilog2(value) : 0;
+
+	return min(log2, max_log2) * DAMON_PADDR_SUBSCORE_MAX / max_log2;
+}
+
+/**
+ * damon_paddr_coldness_score() - How cold a region is, for pageout.
+ * @attrs:	Monitoring attributes of the region's context.
+ * @r:		The region.
+ * @quota:	Quota of the scheme, whose weights are used.
+ *
+ * Combines three sub-scores, each from 0 to 1000, weighted by
+ * @quota->weight_nr_accesses, @quota->weight_age and @quota->weight_sz
+ * (equal weights for frequency and age if all are 0):
+ *
+ * - frequency: 1000 for no access in the aggregation window, 0 for an
+ *   access in every sample;
+ * - age: log2 of the region's age in milliseconds, saturating at 2^20 ms.
+ *   Long-lasting idleness makes a rarely accessed region (frequency
+ *   sub-score of at least 500) colder; long-lasting use makes a frequently
+ *   accessed one hotter, so then the age sub-score is reversed;
+ * - size: log2 of the region's size in pages, saturating at 2^24.  Big
+ *   regions stayed merged because their pages behave alike.
+ *
+ * Context: Any context.
+ * Return: the weighted average, scaled to 0..%DAMOS_MAX_SCORE.
+ */
+unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
+					const struct damon_region *r,
+					const struct damos_quota *quota)
+{
+	unsigned int max_nr = damon_max_nr_accesses(attrs);
+	unsigned int freq, age, sz;
+	u64 weight_freq = quota->weight_nr_accesses;
+	u64 weight_age = quota->weight_age;
+	u64 weight_sz = quota->weight_sz;
+	u64 age_ms, sum, weights;
+
+	if (!max_nr)
+		freq = DAMON_PADDR_SUBSCORE_MAX;
+	else
+		freq = div_u64((u64)(max_nr - min(r->nr_accesses, max_nr)) *
+			       DAMON_PADDR_SUBSCORE_MAX, max_nr);
+
+	age_ms = mul_u64_u32_div(attrs->aggr_interval, r->age, USEC_PER_MSEC);
+	age = damon_paddr_log2_subscore(age_ms, DAMON_PADDR_AGE_MS_LOG2_MAX);
+	if (freq < DAMON_PADDR_SUBSCORE_MAX / 2)
+		age = DAMON_PADDR_SUBSCORE_MAX - age;
+
+	sz = damon_paddr_log2_subscore(damon_region_sz(r) >> PAGE_SHIFT,
+				       DAMON_PADDR_SZ_PAGES_LOG2_MAX);
+
+	weights = weight_freq + weight_age + weight_sz;
+	if (!weights) {
+		weight_freq = 1;
+		weight_age = 1;
+		weights = 2;
+	}
+	sum = weight_freq * freq + weight_age * age + weight_sz * sz;
+	return (unsigned int)div64_u64(sum, weights) * DAMOS_MAX_SCORE /
+		DAMON_PADDR_SUBSCORE_MAX;
+}
+
+/* Pages looked at to guess how much of a region reclaim could take. */
+#define DAMON_PADDR_NR_PROBES	4U
+
+/*
+ * Looks at the sampled page and a few random pages of @r, without taking
+ * references, and returns how many look reclaimable.
+ */
+static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r)
+{
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < DAMON_PADDR_NR_PROBES; i++) {
+		unsigned long pfn = i ? damon_paddr_random_pfn(r) :
+					PHYS_PFN(r->sampling_addr);
+		struct page *page;
+
+		if (pfn < PHYS_PFN(r->ar.start) || pfn >= PHYS_PFN(r->ar.end))
+			pfn = damon_paddr_random_pfn(r);
+		page = pfn_to_online_page(pfn);
+		if (page && damon_paddr_folio_reclaimable(page_folio(page)))
+			nr++;
+	}
+	return nr;
+}
+
+/*
+ * The pageout score is the coldness, scaled by the share of the region that
+ * looks reclaimable.  Free memory, kernel memory and mlocked memory look as
+ * cold as it gets, but paging them out achieves nothing: without this, the
+ * quota would be spent on them first.  A region with nothing reclaimable in
+ * sight scores 0; any other cold region at least 1.
+ */
+static int damon_paddr_pageout_score(struct damon_ctx *ctx,
+				     struct damon_region *r, struct damos *s)
+{
+	unsigned int coldness = damon_paddr_coldness_score(&ctx->attrs, r,
+							   &s->quota);
+	unsigned int nr = damon_paddr_nr_reclaimable_probes(r);
+
+	if (!nr || !coldness)
+		return 0;
+	return max(coldness * nr / DAMON_PADDR_NR_PROBES, 1U);
+}
+
+static int damon_paddr_get_scheme_score(struct damon_ctx *ctx,
+					struct damon_target *t,
+					struct damon_region *r,
+					struct damos *s)
+{
+	switch (s->action) {
+	case DAMOS_PAGEOUT:
+		return damon_paddr_pageout_score(ctx, r, s);
+	default:
+		return damos_generic_score(ctx, r, s);
+	}
+}
 
 /* === Target ranges: System RAM === */
 
@@ -70,3 +645,23 @@ int damon_paddr_system_ram_ranges(struct damon_addr_range *ranges,
 	walk_system_ram_res(0, ULONG_MAX, &walk, damon_paddr_add_ram_res);
 	return walk.nr;
 }
+
+/* === Registration === */
+
+static const struct damon_operations damon_paddr_ops = {
+	.id = DAMON_OPS_PADDR,
+	.prepare_access_checks = damon_paddr_prepare_access_checks,
+	.check_accesses = damon_paddr_check_accesses,
+	.apply_scheme = damon_paddr_apply_scheme,
+	.get_scheme_score = damon_paddr_get_scheme_score,
+};
+
+static int __init damon_paddr_init(void)
+{
+	int err = damon_register_ops(&damon_paddr_ops);
+
+	if (err)
+		pr_err("cannot register the operations: %d\n", err);
+	return err;
+}
+subsys_initcall(damon_paddr_init);
