@@ -531,21 +531,27 @@ unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 #define DAMON_PADDR_NR_PROBES	4U
 
 /*
- * Looks at the sampled page and a few random pages of @r, without taking
- * references, and returns how many look reclaimable.
+ * Looks at the sampled page of @r and at pages spread evenly from it around
+ * the region, without taking references, and returns how many of them look
+ * reclaimable.  The same region state always gives the same answer, as the
+ * DAMOS engine may ask for a score more than once per application.
  */
 static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r)
 {
+	unsigned long first = PHYS_PFN(r->ar.start);
+	unsigned long nr_pfns = PHYS_PFN(r->ar.end) - first;
+	unsigned long offset = PHYS_PFN(r->sampling_addr) - first;
 	unsigned int i, nr = 0;
 
+	if (!nr_pfns)
+		return 0;
+	if (r->sampling_addr < r->ar.start || offset >= nr_pfns)
+		offset = 0;
 	for (i = 0; i < DAMON_PADDR_NR_PROBES; i++) {
-		unsigned long pfn = i ? damon_paddr_random_pfn(r) :
-					PHYS_PFN(r->sampling_addr);
+		unsigned long step = nr_pfns / DAMON_PADDR_NR_PROBES * i;
 		struct page *page;
 
-		if (pfn < PHYS_PFN(r->ar.start) || pfn >= PHYS_PFN(r->ar.end))
-			pfn = damon_paddr_random_pfn(r);
-		page = pfn_to_online_page(pfn);
+		page = pfn_to_online_page(first + (offset + step) % nr_pfns);
 		if (page && damon_paddr_folio_reclaimable(page_folio(page)))
 			nr++;
 	}

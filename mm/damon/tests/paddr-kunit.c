@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the physical address operations: the pageout coldness
+ * score, the System RAM ranges, and access checks and pageout on pages the
+ * test allocates itself (a kernel page DAMON does not track, and an
+ * unmapped shmem folio on an LRU list).
+ */
+
+#include <kunit/test.h>
+#include <linux/damon.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/shmem_fs.h>
+#include <linux/swap.h>
+
+#include "../internal.h"
+
+/* === Coldness score === */
+
+/* 20 samples per aggregation window, of 100 ms each. */
+static const struct damon_attrs damon_paddr_test_attrs = {
+	.sample_interval = 5000,
+	.aggr_interval = 100000,
+	.min_nr_regions = 10,
+	.max_nr_regions = 1000,
+};
+
+static unsigned int damon_paddr_test_score(unsigned int nr_accesses,
+					   unsigned int age,
+					   unsigned long nr_pages,
+					   unsigned int weight_freq,
+					   unsigned int weight_age,
+					   unsigned int weight_sz)
+{
+	struct damon_region r = {
+		.ar = { .start = 0, .end = nr_pages * PAGE_SIZE },
+		.nr_accesses = nr_accesses,
+		.age = age,
+	};
+	struct damos_quota q = {
+		.weight_nr_accesses = weight_freq,
+		.weight_age = weight_age,
+		.weight_sz = weight_sz,
+	};
+
+	return damon_paddr_coldness_score(&damon_paddr_test_attrs, &r, &q);
+}
+
+static void damon_paddr_test_score_frequency(struct kunit *test)
+{
+	/* Frequency only: (20 - nr) / 20 of the range. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 0, 1, 1, 0, 0), 99U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(5, 0, 1, 1, 0, 0), 74U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(10, 0, 1, 1, 0, 0), 49U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(20, 0, 1, 1, 0, 0), 0U);
+	/* More accesses than a window holds count as the most. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(UINT_MAX, 0, 1, 1, 0, 0),
+			0U);
+}
+
+static void damon_paddr_test_score_age(struct kunit *test)
+{
+	/* 50 windows of 100 ms: log2(5000 ms) = 12 of 20, 600 per-mille. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 0, 1, 0, 1, 0), 0U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 50, 1, 0, 1, 0), 59U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, UINT_MAX, 1, 0, 1, 0),
+			99U);
+	/* A region hot for long is the least cold. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(20, 0, 1, 0, 1, 0), 99U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(20, 50, 1, 0, 1, 0), 39U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(20, UINT_MAX, 1, 0, 1, 0),
+			0U);
+}
+
+static void damon_paddr_test_score_size_and_weights(struct kunit *test)
+{
+	/* Size only: log2(16 pages) = 4 of 24, 166 per-mille. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 0, 16, 0, 0, 1), 16U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 0, 1, 0, 0, 1), 0U);
+	/* No weights at all: frequency and age count equally. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 50, 16, 0, 0, 0), 79U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 50, 16, 1, 1, 0), 79U);
+	/* The biggest weights neither overflow nor leave the range. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, 50, 16, UINT_MAX,
+						     UINT_MAX, UINT_MAX), 58U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_score(0, UINT_MAX, ULONG_MAX >>
+						     PAGE_SHIFT, UINT_MAX,
+						     UINT_MAX, UINT_MAX), 99U);
+}
+
+static void damon_paddr_test_score_monotonic(struct kunit *test)
+{
+	unsigned int nr, age, last;
+
+	/* Fewer accesses: never less cold. */
+	last = DAMOS_MAX_SCORE;
+	for (nr = 0; nr <= 20; nr++) {
+		unsigned int score = damon_paddr_test_score(nr, 50, 256, 100,
+							    100, 0);
+
+		KUNIT_EXPECT_LE(test, score, last);
+		KUNIT_EXPECT_LE(test, score, (unsigned int)DAMOS_MAX_SCORE);
+		last = score;
+	}
+	/* Idle for longer: never less cold. */
+	last = 0;
+	for (age = 0; age < 100000; age = age * 2 + 1) {
+		unsigned int score = damon_paddr_test_score(0, age, 256, 100,
+							    100, 0);
+
+		KUNIT_EXPECT_GE(test, score, last);
+		last = score;
+	}
+	KUNIT_EXPECT_EQ(test, last, 99U);
+}
+
+/* === System RAM ranges === */
+
+static void damon_paddr_test_system_ram_ranges(struct kunit *test)
+{
+	const unsigned int room = 64;
+	struct damon_addr_range *ranges, first;
+	unsigned long total_bytes = 0;
+	int nr, i;
+
+	ranges = kunit_kcalloc(test, room, sizeof(*ranges), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ranges);
+	nr = damon_paddr_system_ram_ranges(ranges, room);
+	KUNIT_ASSERT_GT(test, nr, 0);
+	KUNIT_ASSERT_LE(test, nr, (int)room);
+
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].start));
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].end));
+		KUNIT_EXPECT_LT(test, ranges[i].start, ranges[i].end);
+		/* Sorted, apart: touching resources were merged. */
+		if (i)
+			KUNIT_EXPECT_GT(test, ranges[i].start,
+					ranges[i - 1].end);
+		total_bytes += ranges[i].end - ranges[i].start;
+	}
+	KUNIT_EXPECT_GE(test, total_bytes, totalram_pages() << PAGE_SHIFT);
+
+	/* Too little room: the count is the same, the first one stored. */
+	first = ranges[0];
+	KUNIT_EXPECT_EQ(test, damon_paddr_system_ram_ranges(NULL, 0), nr);
+	memset(ranges, 0, room * sizeof(*ranges));
+	KUNIT_EXPECT_EQ(test, damon_paddr_system_ram_ranges(ranges, 1), nr);
+	KUNIT_EXPECT_EQ(test, ranges[0].start, first.start);
+	KUNIT_EXPECT_EQ(test, ranges[0].end, first.end);
+	KUNIT_EXPECT_EQ(test, ranges[1].end, 0UL);
+}
+
+/* === Access checks and pageout on pages of the test === */
+
+/* A context of the paddr operations with one region over @pfn's page. */
+static struct damon_ctx *damon_paddr_test_ctx(struct kunit *test,
+					      unsigned long pfn,
+					      struct damon_region **rp)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+
+	ctx = damon_new_ctx();
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, damon_select_ops(ctx, DAMON_OPS_PADDR), 0);
+	t = damon_new_target();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	damon_add_target(ctx, t);
+	r = damon_new_region(PFN_PHYS(pfn), PFN_PHYS(pfn + 1));
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	damon_add_region(r, t);
+	*rp = r;
+	return ctx;
+}
+
+/* One sampling interval; returns what check_accesses() returned. */
+static unsigned int damon_paddr_test_sample(struct damon_ctx *ctx,
+					    void (*access)(void *), void *arg)
+{
+	ctx->ops.prepare_access_checks(ctx);
+	if (access)
+		access(arg);
+	return ctx->ops.check_accesses(ctx);
+}
+
+/*
+ * Accesses @folio as a read() would.  A second access activates the folio
+ * through a per-CPU batch, off the LRU lists until the batch is drained.
+ */
+static void damon_paddr_test_mark_accessed(void *folio)
+{
+	folio_mark_accessed(folio);
+	lru_add_drain_all();
+}
+
+static struct damos *damon_paddr_test_scheme(struct kunit *test,
+					     enum damos_action action)
+{
+	struct damos *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->action = action;
+	s->quota.weight_nr_accesses = 1;
+	s->quota.weight_age = 1;
+	INIT_LIST_HEAD(&s->quota.goals);
+	INIT_LIST_HEAD(&s->filters);
+	return s;
+}
+
+/* A kernel page is not on an LRU: never accessed, never paged out. */
+static void damon_paddr_test_kernel_page(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long pfn;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct damos *s;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	pfn = page_to_pfn(page);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_UNTRACKED);
+
+	ctx = damon_paddr_test_ctx(test, pfn, &r);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, NULL, NULL),
+				0U);
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, PHYS_PFN(r->sampling_addr), pfn);
+
+	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	r->age = 100;
+	KUNIT_EXPECT_EQ(test, ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+	/* No reference was left behind. */
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	damon_destroy_ctx(ctx);
+	__free_page(page);
+}
+
+/* A page frame past the end of memory has no struct page at all. */
+static void damon_paddr_test_no_page(struct kunit *test)
+{
+	unsigned long pfn = max_pfn + (1UL << 20);
+
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_UNTRACKED);
+}
+
+/*
+ * An unmapped shmem folio on an LRU list: its idle flag tells whether
+ * folio_mark_accessed() was called since the last check.
+ */
+static void damon_paddr_test_lru_folio(struct kunit *test)
+{
+	void (*access)(void *) = damon_paddr_test_mark_accessed;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	struct file *file;
+	unsigned long pfn;
+	struct damos *s;
+	int refs;
+
+	file = shmem_kernel_file_setup("damon-paddr-kunit", PAGE_SIZE,
+				       VM_NORESERVE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	folio = shmem_read_folio(file->f_mapping, 0);
+	if (IS_ERR(folio)) {
+		fput(file);
+		KUNIT_FAIL(test, "shmem_read_folio() failed: %ld",
+			   PTR_ERR(folio));
+		return;
+	}
+	/* New folios reach the LRU lists through per-CPU batches. */
+	lru_add_drain_all();
+	if (!folio_test_lru(folio)) {
+		folio_put(folio);
+		fput(file);
+		kunit_skip(test, "the shmem folio is not on an LRU list");
+	}
+	pfn = folio_pfn(folio);
+	refs = folio_ref_count(folio);
+
+	/* Never made idle: accessed; then idle until it is accessed. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_IDLE);
+	damon_paddr_test_mark_accessed(folio);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+			DAMON_PADDR_IDLE);
+
+	/* Through the operations: only accesses inside an interval count. */
+	ctx = damon_paddr_test_ctx(test, pfn, &r);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, NULL, NULL), 0U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, access, folio), 1U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, NULL, NULL), 1U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, access, folio), 2U);
+	KUNIT_EXPECT_EQ(test, r->nr_accesses, 2U);
+	KUNIT_EXPECT_EQ(test, PHYS_PFN(r->sampling_addr), pfn);
+
+	/*
+	 * Pageout: the test's own reference keeps the folio from being
+	 * reclaimed, so it must come back to its LRU list, and nothing is
+	 * counted as paged out.  Without swap it is not even tried.
+	 */
+	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	r->nr_accesses = 0;
+	r->age = 100;
+	if (get_nr_swap_pages() > 0)
+		KUNIT_EXPECT_GT(test,
+				ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
+	else
+		KUNIT_EXPECT_EQ(test,
+				ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+	lru_add_drain_all();
+	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+
+	s->action = DAMOS_STAT;
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+
+	damon_destroy_ctx(ctx);
+	/* Every reference DAMON took was dropped. */
+	KUNIT_EXPECT_EQ(test, folio_ref_count(folio), refs);
+	folio_put(folio);
+	fput(file);
+}
+
+static struct kunit_case damon_paddr_test_cases[] = {
+	KUNIT_CASE(damon_paddr_test_score_frequency),
+	KUNIT_CASE(damon_paddr_test_score_age),
+	KUNIT_CASE(damon_paddr_test_score_size_and_weights),
+	KUNIT_CASE(damon_paddr_test_score_monotonic),
+	KUNIT_CASE(damon_paddr_test_system_ram_ranges),
+	KUNIT_CASE(damon_paddr_test_kernel_page),
+	KUNIT_CASE(damon_paddr_test_no_page),
+	KUNIT_CASE(damon_paddr_test_lru_folio),
+	{},
+};
+
+static struct kunit_suite damon_paddr_test_suite = {
+	.name = "damon-paddr",
+	.test_cases = damon_paddr_test_cases,
+};
+
+kunit_test_suite(damon_paddr_test_suite);
+
+MODULE_LICENSE("GPL");
