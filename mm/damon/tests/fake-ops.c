@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fake operations backend for the KUnit suites of DAMON; see fake-ops.h.
+ */
+
+#include <linux/math.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/spinlock.h>
+
+#include "../internal.h"
+#include "fake-ops.h"
+
+struct damon_fake_hot_range {
+	unsigned long start;
+	unsigned long end;
+	unsigned int every;
+};
+
+static DEFINE_SPINLOCK(damon_fake_lock);
+
+/* Everything below is protected by damon_fake_lock. */
+static struct damon_fake_hot_range damon_fake_hot[DAMON_FAKE_MAX_HOT_RANGES];
+static unsigned int damon_fake_nr_hot;
+static bool damon_fake_targets_valid = true;
+static u64 damon_fake_cost_ns_per_byte;
+static unsigned int damon_fake_applied_permil = 1000;
+static damon_fake_score_fn damon_fake_score;
+static u64 damon_fake_clock;
+static unsigned long damon_fake_nr_samples;
+static unsigned int damon_fake_nr_inits;
+static unsigned int damon_fake_nr_cleanups;
+static unsigned int damon_fake_nr_applied;
+static struct damon_fake_applied damon_fake_records[DAMON_FAKE_MAX_APPLIED];
+
+/* === The operations === */
+
+static void damon_fake_init(struct damon_ctx *ctx)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_nr_inits++;
+	spin_unlock(&damon_fake_lock);
+}
+
+static void damon_fake_cleanup(struct damon_ctx *ctx)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_nr_cleanups++;
+	spin_unlock(&damon_fake_lock);
+}
+
+static void damon_fake_prepare_access_checks(struct damon_ctx *ctx)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned long sz;
+
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			sz = damon_region_sz(r);
+			if (sz <= U32_MAX)
+				r->sampling_addr = r->ar.start +
+					get_random_u32_below(sz);
+			else
+				r->sampling_addr = r->ar.start +
+					mul_u64_u32_shr(sz, get_random_u32(),
+							32);
+		}
+	}
+}
+
+static bool damon_fake_accessed(unsigned long addr, unsigned long sample)
+{
+	const struct damon_fake_hot_range *h;
+	unsigned int i;
+
+	for (i = 0; i < damon_fake_nr_hot; i++) {
+		h = &damon_fake_hot[i];
+		if (addr >= h->start && addr < h->end)
+			return sample % h->every == 0;
+	}
+	return false;
+}
+
+static unsigned int damon_fake_check_accesses(struct damon_ctx *ctx)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned int max_nr = 0;
+	unsigned long sample;
+
+	spin_lock(&damon_fake_lock);
+	sample = damon_fake_nr_samples++;
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			if (damon_fake_accessed(r->sampling_addr, sample))
+				r->nr_accesses++;
+			max_nr = max(max_nr, r->nr_accesses);
+		}
+	}
+	spin_unlock(&damon_fake_lock);
+	return max_nr;
+}
+
+static bool damon_fake_target_valid(struct damon_target *t)
+{
+	return READ_ONCE(damon_fake_targets_valid);
+}
+
+static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
+					     struct damon_target *t,
+					     struct damon_region *r,
+					     struct damos *s)
+{
+	unsigned long sz = damon_region_sz(r);
+	struct damon_fake_applied *rec;
+	u64 cost_ns;
+
+	spin_lock(&damon_fake_lock);
+	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
+		rec = &damon_fake_records[damon_fake_nr_applied];
+		rec->start = r->ar.start;
+		rec->end = r->ar.end;
+		rec->nr_accesses = r->nr_accesses;
+		rec->age = r->age;
+		rec->scheme = s;
+		rec->action = s->action;
+	}
+	if (damon_fake_nr_applied < UINT_MAX)
+		damon_fake_nr_applied++;
+	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
+		cost_ns = U64_MAX;
+	damon_fake_clock += min(cost_ns, U64_MAX - damon_fake_clock);
+	sz = mult_frac(sz, damon_fake_applied_permil, 1000);
+	spin_unlock(&damon_fake_lock);
+	return sz;
+}
+
+static int damon_fake_get_scheme_score(struct damon_ctx *ctx,
+				       struct damon_target *t,
+				       struct damon_region *r, struct damos *s)
+{
+	damon_fake_score_fn fn = READ_ONCE(damon_fake_score);
+
+	if (fn)
+		return fn(r, s);
+	return damos_generic_score(ctx, r, s);
+}
+
+static const struct damon_operations damon_fake_ops = {
+	.id = DAMON_OPS_TEST,
+	.init = damon_fake_init,
+	.prepare_access_checks = damon_fake_prepare_access_checks,
+	.check_accesses = damon_fake_check_accesses,
+	.target_valid = damon_fake_target_valid,
+	.apply_scheme = damon_fake_apply_scheme,
+	.get_scheme_score = damon_fake_get_scheme_score,
+	.cleanup = damon_fake_cleanup,
+};
+
+/* === Setting up === */
+
+/**
+ * damon_fake_ops_reset() - Forgets hot ranges, records and settings.
+ *
+ * Targets become valid, actions free and fully applied, scores generic,
+ * and every counter and the clock go back to 0.
+ *
+ * Context: Any context.  No kdamond using the backend may run.
+ */
+void damon_fake_ops_reset(void)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_nr_hot = 0;
+	WRITE_ONCE(damon_fake_targets_valid, true);
+	damon_fake_cost_ns_per_byte = 0;
+	damon_fake_applied_permil = 1000;
+	WRITE_ONCE(damon_fake_score, NULL);
+	damon_fake_clock = 0;
+	damon_fake_nr_samples = 0;
+	damon_fake_nr_inits = 0;
+	damon_fake_nr_cleanups = 0;
+	damon_fake_nr_applied = 0;
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_select() - Resets the fake backend and makes a context
+ * use it.
+ * @ctx:	The context; it must not be running.
+ *
+ * Registers the backend as %DAMON_OPS_TEST the first time.
+ *
+ * Context: May sleep.
+ * Return: 0 on success, or the error of damon_select_ops().
+ */
+int damon_fake_ops_select(struct damon_ctx *ctx)
+{
+	int err;
+
+	err = damon_register_ops(&damon_fake_ops);
+	if (err && err != -EBUSY)
+		return err;
+	damon_fake_ops_reset();
+	return damon_select_ops(ctx, DAMON_OPS_TEST);
+}
+
+/**
+ * damon_fake_ops_add_hot_range() - Makes an address range look accessed.
+ * @start:	First address of the range.
+ * @end:	First address past the range.
+ * @every:	The range is found accessed in one sample of @every (1: in
+ *		every sample), counted over all samples of the backend.
+ *
+ * A region counts an access in a sample when its sampling address, picked
+ * at random inside it, is in a hot range; a region wholly inside one thus
+ * counts exactly as the range says.  The first matching range wins.
+ *
+ * Context: Any context.
+ * Return: 0 on success, -EINVAL for an empty range or @every of 0, -ENOSPC
+ * if %DAMON_FAKE_MAX_HOT_RANGES are set already.
+ */
+int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
+				 unsigned int every)
+{
+	int err = 0;
+
+	if (start >= end || !every)
+		return -EINVAL;
+	spin_lock(&damon_fake_lock);
+	if (damon_fake_nr_hot < DAMON_FAKE_MAX_HOT_RANGES) {
+		damon_fake_hot[damon_fake_nr_hot].start = start;
+		damon_fake_hot[damon_fake_nr_hot].end = end;
+		damon_fake_hot[damon_fake_nr_hot].every = every;
+		damon_fake_nr_hot++;
+	} else {
+		err = -ENOSPC;
+	}
+	spin_unlock(&damon_fake_lock);
+	return err;
+}
+
+/**
+ * damon_fake_ops_set_targets_valid() - Sets what target_valid() answers.
+ * @valid:	The answer, for every target.
+ *
+ * With false, damon_start() fails and a running kdamond stops at its next
+ * aggregation.
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_targets_valid(bool valid)
+{
+	WRITE_ONCE(damon_fake_targets_valid, valid);
+}
+
+/**
+ * damon_fake_ops_set_cost_ns_per_byte() - Makes actions seem to take time.
+ * @ns:	Nanoseconds the fake clock advances per byte acted on.
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_cost_ns_per_byte(u64 ns)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_cost_ns_per_byte = ns;
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_applied_permil() - Sets how much of a region an action
+ * really acts on.
+ * @permil:	Per-thousand of the region size apply_scheme() returns
+ *		(1000, the default: all of it).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_applied_permil(unsigned int permil)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_applied_permil = min(permil, 1000U);
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_score_fn() - Sets how get_scheme_score() scores.
+ * @fn:	The scoring function, or NULL for damos_generic_score().
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_score_fn(damon_fake_score_fn fn)
+{
+	WRITE_ONCE(damon_fake_score, fn);
+}
+
+/* === The fake clock === */
+
+/**
+ * damon_fake_ops_clock_ns() - Reads the fake clock.
+ *
+ * Meant to be handed to damos_set_test_clock().  It only moves when
+ * apply_scheme() is called with a cost set, or by
+ * damon_fake_ops_advance_clock_ns().
+ *
+ * Context: Any context.
+ * Return: the fake time, in nanoseconds.
+ */
+u64 damon_fake_ops_clock_ns(void)
+{
+	u64 now;
+
+	spin_lock(&damon_fake_lock);
+	now = damon_fake_clock;
+	spin_unlock(&damon_fake_lock);
+	return now;
+}
+
+/**
+ * damon_fake_ops_advance_clock_ns() - Moves the fake clock forward.
+ * @ns:	Nanoseconds to add; the clock saturates at %U64_MAX.
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_advance_clock_ns(u64 ns)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_clock += min(ns, U64_MAX - damon_fake_clock);
+	spin_unlock(&damon_fake_lock);
+}
+
+/* === What happened === */
+
+/**
+ * damon_fake_ops_nr_samples() - Counts check_accesses() calls.
+ *
+ * Context: Any context.
+ * Return: the number of samples taken since the last reset.
+ */
+unsigned long damon_fake_ops_nr_samples(void)
+{
+	unsigned long nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_samples;
+	spin_unlock(&damon_fake_lock);
+	return nr;
+}
+
+/**
+ * damon_fake_ops_nr_inits() - Counts init() calls.
+ *
+ * Context: Any context.
+ * Return: the number of init() calls since the last reset.
+ */
+unsigned int damon_fake_ops_nr_inits(void)
+{
+	unsigned int nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_inits;
+	spin_unlock(&damon_fake_lock);
+	return nr;
+}
+
+/**
+ * damon_fake_ops_nr_cleanups() - Counts cleanup() calls.
+ *
+ * Context: Any context.
+ * Return: the number of cleanup() calls since the last reset.
+ */
+unsigned int damon_fake_ops_nr_cleanups(void)
+{
+	unsigned int nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_cleanups;
+	spin_unlock(&damon_fake_lock);
+	return nr;
+}
+
+/**
+ * damon_fake_ops_nr_applied() - Counts apply_scheme() calls.
+ *
+ * Context: Any context.
+ * Return: the number of calls since the last reset, recorded or not.
+ */
+unsigned int damon_fake_ops_nr_applied(void)
+{
+	unsigned int nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_applied;
+	spin_unlock(&damon_fake_lock);
+	return nr;
+}
+
+/**
+ * damon_fake_ops_applied() - Reads the record of one apply_scheme() call.
+ * @i:		Index of the call since the last reset, from 0.
+ * @rec:	Where the record is copied.
+ *
+ * Context: Any context.
+ * Return: true if the call was recorded (@i below both
+ * damon_fake_ops_nr_applied() and %DAMON_FAKE_MAX_APPLIED), else false.
+ */
+bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec)
+{
+	bool found;
+
+	spin_lock(&damon_fake_lock);
+	found = i < damon_fake_nr_applied && i < DAMON_FAKE_MAX_APPLIED;
+	if (found)
+		*rec = damon_fake_records[i];
+	spin_unlock(&damon_fake_lock);
+	return found;
+}
