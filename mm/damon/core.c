@@ -103,22 +103,28 @@ void damon_unregister_ops(enum damon_ops_id id)
  */
 int damon_select_ops(struct damon_ctx *ctx, enum damon_ops_id id)
 {
-	int err = 0;
+	bool registered;
 
 	if (id >= NR_DAMON_OPS)
 		return -EINVAL;
 	mutex_lock(&damon_ops_lock);
-	if (damon_ops_registered[id])
+	registered = damon_ops_registered[id];
+	if (registered)
 		ctx->ops = damon_registered_ops[id];
-	else
-		err = -ENODEV;
 	mutex_unlock(&damon_ops_lock);
-	return err;
+	return registered ? 0 : -ENODEV;
 }
 
 static bool damon_ops_usable(const struct damon_operations *ops)
 {
 	return ops->prepare_access_checks && ops->check_accesses;
+}
+
+/* Undoes the init() of the operations of @ctx; called by kdamond. */
+static void damon_ops_cleanup(struct damon_ctx *ctx)
+{
+	if (ctx->ops.cleanup)
+		ctx->ops.cleanup(ctx);
 }
 
 /* === Targets and contexts === */
@@ -131,14 +137,12 @@ static bool damon_ops_usable(const struct damon_operations *ops)
  */
 struct damon_target *damon_new_target(void)
 {
-	struct damon_target *t;
+	struct damon_target *t = kzalloc(sizeof(*t), GFP_KERNEL);
 
-	t = kmalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return NULL;
-	t->nr_regions = 0;
-	INIT_LIST_HEAD(&t->regions);
-	INIT_LIST_HEAD(&t->list);
+	if (t) {
+		INIT_LIST_HEAD(&t->regions);
+		INIT_LIST_HEAD(&t->list);
+	}
 	return t;
 }
 
@@ -198,9 +202,8 @@ unsigned int damon_nr_regions(const struct damon_ctx *ctx)
  */
 struct damon_ctx *damon_new_ctx(void)
 {
-	struct damon_ctx *ctx;
+	struct damon_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return NULL;
 	ctx->attrs.sample_interval = DAMON_DEFAULT_SAMPLE_US;
@@ -448,8 +451,12 @@ int damon_call(struct damon_ctx *ctx,
 		mutex_unlock(&ctx->kdamond_lock);
 		return req.ret;
 	}
-	/* Cut a long sleep short; kdamond serves requests first thing. */
-	wake_up_process(ctx->kdamond);
+	/*
+	 * Cut a long sleep short: kdamond serves requests first thing after.
+	 * Only its own interruptible sleeps are cut; a wakeup lost because
+	 * kdamond was not asleep yet delays @fn by one sleep at most.
+	 */
+	wake_up_state(ctx->kdamond, TASK_INTERRUPTIBLE);
 	mutex_unlock(&ctx->kdamond_lock);
 
 	wait_for_completion(&req.done);
@@ -508,10 +515,10 @@ static int kdamond_init(struct damon_ctx *ctx)
 	if (ctx->ops.init)
 		ctx->ops.init(ctx);
 	if (!kdamond_has_valid_target(ctx)) {
-		if (ctx->ops.cleanup)
-			ctx->ops.cleanup(ctx);
+		damon_ops_cleanup(ctx);
 		return -EINVAL;
 	}
+	damon_split_oversized_regions(ctx);
 	damos_start_schemes(ctx);
 
 	spin_lock(&ctx->call_lock);
@@ -615,10 +622,10 @@ static int kdamond_fn(void *data)
 			break;
 	}
 
+	/* The client's hook may still use what the operations set up. */
 	if (ctx->callback.before_terminate)
 		ctx->callback.before_terminate(ctx);
-	if (ctx->ops.cleanup)
-		ctx->ops.cleanup(ctx);
+	damon_ops_cleanup(ctx);
 	kdamond_retire_calls(ctx);
 out:
 	ida_free(&damon_kdamond_ida, id);
@@ -934,8 +941,8 @@ static int damon_commit_fn(struct damon_ctx *dst, void *data)
 	err = damon_commit_targets_and_schemes(dst, src);
 	if (err)
 		return err;
-	if (running && ops_changed && dst->ops.cleanup)
-		dst->ops.cleanup(dst);
+	if (running && ops_changed)
+		damon_ops_cleanup(dst);
 	dst->ops = src->ops;
 	if (running && ops_changed && dst->ops.init)
 		dst->ops.init(dst);

@@ -19,6 +19,7 @@ void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
 void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
 			    unsigned long min_region_sz);
 unsigned long damon_region_sz_limit(const struct damon_ctx *ctx);
+void damon_split_oversized_regions(struct damon_ctx *ctx);
 void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses);
 void damon_destroy_regions_of(struct damon_target *t);
 

@@ -409,31 +409,34 @@ static unsigned long damon_random_units(unsigned long nr_units)
  * @min_region_sz:	Smallest piece, in bytes, and the alignment of the
  *			cuts (a power of two).
  *
- * Regions too small for @nr_subs pieces of @min_region_sz give fewer pieces.
- * Each piece keeps the access counts and age of the region it comes from.
+ * Each cut goes into the largest piece so far, so a region of at least
+ * @nr_subs times @min_region_sz always gives @nr_subs pieces; smaller ones
+ * give fewer.  Each piece keeps the access counts and age of its region.
  *
  * Context: May sleep.  The caller owns @t.
  */
 void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
 			    unsigned long min_region_sz)
 {
-	struct damon_region *r, *next, *piece;
+	struct damon_region *r, *next, *piece, *biggest;
 	unsigned long nr_units;
 	unsigned int i;
 
 	if (nr_subs < 2 || !min_region_sz)
 		return;
 	damon_for_each_region_safe(r, next, t) {
-		piece = r;
 		for (i = 1; i < nr_subs; i++) {
-			nr_units = damon_region_sz(piece) / min_region_sz;
+			biggest = r;
+			for (piece = r; piece != next;
+			     piece = list_next_entry(piece, list))
+				if (damon_region_sz(piece) >
+				    damon_region_sz(biggest))
+					biggest = piece;
+			nr_units = damon_region_sz(biggest) / min_region_sz;
 			if (nr_units < 2)
 				break;
-			damon_split_region_at(t, piece, min_region_sz *
+			damon_split_region_at(t, biggest, min_region_sz *
 					      damon_random_units(nr_units));
-			if (list_next_entry(piece, list) == next)
-				break;	/* out of memory */
-			piece = list_next_entry(piece, list);
 		}
 	}
 }
@@ -462,6 +465,44 @@ unsigned long damon_region_sz_limit(const struct damon_ctx *ctx)
 	if (ctx->attrs.min_nr_regions)
 		total /= ctx->attrs.min_nr_regions;
 	return max(total, ctx->min_region_sz);
+}
+
+/**
+ * damon_split_oversized_regions() - Cuts regions above the merge size limit.
+ * @ctx:	The monitoring context.
+ *
+ * A region larger than damon_region_sz_limit() (a new range, or the first
+ * regions of a target) is cut into equal, aligned pieces within the limit.
+ * Merging never builds such regions again, so from then on the context
+ * keeps at least &damon_attrs.min_nr_regions regions.
+ *
+ * Context: May sleep.  The caller owns @ctx's targets.
+ */
+void damon_split_oversized_regions(struct damon_ctx *ctx)
+{
+	unsigned long align = ctx->min_region_sz;
+	unsigned long limit, sz, nr_pieces, piece_sz;
+	struct damon_region *r, *next;
+	struct damon_target *t;
+
+	if (!align)
+		return;
+	limit = ALIGN_DOWN(damon_region_sz_limit(ctx), align);
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region_safe(r, next, t) {
+			sz = damon_region_sz(r);
+			if (sz <= limit)
+				continue;
+			nr_pieces = DIV_ROUND_UP(sz, limit);
+			piece_sz = ALIGN(DIV_ROUND_UP(sz, nr_pieces), align);
+			while (damon_region_sz(r) > piece_sz) {
+				damon_split_region_at(t, r, piece_sz);
+				if (list_next_entry(r, list) == next)
+					break;	/* out of memory */
+				r = list_next_entry(r, list);
+			}
+		}
+	}
 }
 
 /*
@@ -509,8 +550,11 @@ static void damon_reset_window(struct damon_ctx *ctx)
  * @max_nr_accesses (at least 1) are alike: they age, and neighbours merge.
  * While more than &damon_attrs.max_nr_regions remain, the threshold doubles
  * and merging goes on.  Then each access count becomes the previous one,
- * and, while that cannot exceed &damon_attrs.max_nr_regions, regions are
- * split in two or three pieces so that the count grows back.
+ * regions above the merge size limit are cut (see
+ * damon_split_oversized_regions()) and, while that cannot exceed
+ * &damon_attrs.max_nr_regions, every region is split in two pieces (three
+ * while there are at most twice &damon_attrs.min_nr_regions) so that the
+ * count grows back.
  *
  * Context: May sleep.  Called by kdamond, or by tests on a context that is
  * not running.
@@ -535,13 +579,17 @@ void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses)
 		threshold *= 2;
 	}
 	damon_reset_window(ctx);
+	damon_split_oversized_regions(ctx);
+	nr_regions = damon_nr_regions(ctx);
 
-	if ((unsigned long)nr_regions * 3 <= max_nr)
-		nr_subs = 3;
-	else if ((unsigned long)nr_regions * 2 <= max_nr)
-		nr_subs = 2;
-	else
+	if ((unsigned long)nr_regions * 2 > max_nr)
 		return;
+	/* Few, large regions: look inside them faster. */
+	if ((unsigned long)nr_regions * 3 <= max_nr &&
+	    nr_regions <= 2 * ctx->attrs.min_nr_regions)
+		nr_subs = 3;
+	else
+		nr_subs = 2;
 	damon_for_each_target(t, ctx)
 		damon_split_regions_of(t, nr_subs, ctx->min_region_sz);
 }
