@@ -309,7 +309,8 @@ static void damos_decay_throughput(struct damos_quota *q)
 			       &limit_ns) || !limit_ns)
 		limit_ns = DAMOS_THROUGHPUT_HISTORY_MAX_NS;
 	limit_ns = min(limit_ns, DAMOS_THROUGHPUT_HISTORY_MAX_NS);
-	while (q->total_charged_ns > limit_ns)
+	/* Keep a byte, so that a very slow action is not forgotten. */
+	while (q->total_charged_ns > limit_ns && q->total_charged_sz > 1)
 		damos_halve_throughput(q);
 }
 
@@ -324,12 +325,11 @@ static void damos_decay_throughput(struct damos_quota *q)
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns)
 {
-	while (q->total_charged_sz > ULONG_MAX - sz ||
-	       q->total_charged_ns > U64_MAX - ns) {
-		if (!q->total_charged_sz && !q->total_charged_ns)
-			return;
+	/* Make room by forgetting old history; empty totals always fit. */
+	while ((q->total_charged_sz > ULONG_MAX - sz ||
+		q->total_charged_ns > U64_MAX - ns) &&
+	       (q->total_charged_sz || q->total_charged_ns))
 		damos_halve_throughput(q);
-	}
 	q->total_charged_sz += sz;
 	q->total_charged_ns += ns;
 }

@@ -522,6 +522,11 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			return true;
 		}
 		damon_split_region_at(t, r, sz);
+		/* No memory for the split: stop here as if the quota ran out. */
+		if (damon_region_sz(r) != sz) {
+			damos_quota_out(s, t, r->ar.start);
+			return true;
+		}
 	}
 
 	/* DAMOS_STAT acts on nothing: it only counts what it was tried on. */
