@@ -45,19 +45,15 @@
 static struct folio *damon_paddr_get_lru_folio(unsigned long pfn)
 {
 	struct page *page = pfn_to_online_page(pfn);
-	struct folio *folio;
+	struct folio *folio = page ? page_folio(page) : NULL;
 
-	if (!page)
+	if (!folio || !folio_test_lru(folio) || !folio_try_get(folio))
 		return NULL;
-	folio = page_folio(page);
-	if (!folio_test_lru(folio) || !folio_try_get(folio))
-		return NULL;
-	/* It may have been split, freed or reused before we got it. */
-	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio))) {
-		folio_put(folio);
-		return NULL;
-	}
-	return folio;
+	/* Split, freed or reused between the peek and the reference? */
+	if (likely(folio == page_folio(page) && folio_test_lru(folio)))
+		return folio;
+	folio_put(folio);
+	return NULL;
 }
 
 /* Page frames that pfn_to_online_page() finds online or not together. */
