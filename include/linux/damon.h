@@ -426,18 +426,11 @@ struct damon_call_request {
  * @kdamond:		The kdamond thread while running, else NULL.
  * @kdamond_lock:	Serialises starting and stopping kdamond and
  *			protects @kdamond.
- * @call_lock:		Protects @call_requests and @kdamond_active.
- * @kdamond_active:	Whether kdamond still serves @call_requests; false
- *			once it is on its way out, even before it is reaped.
- * @call_requests:	Pending struct damon_call_request.
- * @passed_sample_intervals: Sampling intervals passed since the start.
- * @next_aggregation_sis: @passed_sample_intervals at the next aggregation.
- * @next_ops_update_sis: @passed_sample_intervals at the next ops update.
- * @now_us:		Monitoring time, in microseconds since the start.
  *
- * Fields after @kdamond_lock are private to the DAMON core.  While kdamond
- * runs, only the kdamond thread touches the targets, schemes and attributes;
- * others change them through damon_commit_ctx() or damon_call().
+ * The fields after @kdamond_lock are private to the DAMON core (the DAMOS
+ * engine may read the monitoring time).  While kdamond runs, only the
+ * kdamond thread touches the targets, schemes and attributes; others change
+ * them through damon_commit_ctx() or damon_call().
  */
 struct damon_ctx {
 	struct damon_attrs attrs;
@@ -448,15 +441,22 @@ struct damon_ctx {
 	struct list_head schemes;
 
 	struct task_struct *kdamond;
-	struct mutex kdamond_lock;
+	struct mutex kdamond_lock;	/* start/stop; protects @kdamond */
 
 	/* private: for the DAMON core */
+	/* Protects @call_requests and @kdamond_active. */
 	spinlock_t call_lock;
+	/* kdamond serves @call_requests; false once it is on its way out. */
 	bool kdamond_active;
+	/* Pending struct damon_call_request. */
 	struct list_head call_requests;
+	/* Sampling intervals passed since kdamond started. */
 	unsigned long passed_sample_intervals;
+	/* @passed_sample_intervals at the next aggregation. */
 	unsigned long next_aggregation_sis;
+	/* @passed_sample_intervals at the next operations update. */
 	unsigned long next_ops_update_sis;
+	/* Monitoring time, in microseconds since kdamond started. */
 	u64 now_us;
 };
 

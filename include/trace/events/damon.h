@@ -21,34 +21,25 @@
  * @nr_regions:	Number of regions of the target.
  */
 TRACE_EVENT(damon_aggregated,
-
-	TP_PROTO(unsigned int target_id, struct damon_region *r,
-		 unsigned int nr_regions),
-
-	TP_ARGS(target_id, r, nr_regions),
-
-	TP_STRUCT__entry(
-		__field(unsigned long, target_id)
-		__field(unsigned int, nr_regions)
-		__field(unsigned long, start)
-		__field(unsigned long, end)
-		__field(unsigned int, nr_accesses)
-		__field(unsigned int, age)
-	),
-
-	TP_fast_assign(
-		__entry->target_id = target_id;
-		__entry->nr_regions = nr_regions;
-		__entry->start = r->ar.start;
-		__entry->end = r->ar.end;
-		__entry->nr_accesses = r->nr_accesses;
-		__entry->age = r->age;
-	),
-
-	TP_printk("target_id=%lu nr_regions=%u %lu-%lu: %u %u",
-		  __entry->target_id, __entry->nr_regions,
-		  __entry->start, __entry->end,
-		  __entry->nr_accesses, __entry->age)
+	    TP_PROTO(unsigned int target_id, struct damon_region *r,
+		     unsigned int nr_regions),
+	    TP_ARGS(target_id, r, nr_regions),
+	    TP_STRUCT__entry(__field(unsigned long, target_id)
+			     __field(unsigned int, nr_regions)
+			     __field(unsigned long, start)
+			     __field(unsigned long, end)
+			     __field(unsigned int, nr_accesses)
+			     __field(unsigned int, age)),
+	    TP_fast_assign(__entry->target_id = target_id;
+			   __entry->nr_regions = nr_regions;
+			   __entry->start = r->ar.start;
+			   __entry->end = r->ar.end;
+			   __entry->nr_accesses = r->nr_accesses;
+			   __entry->age = r->age;),
+	    TP_printk("target_id=%lu nr_regions=%u %lu-%lu: %u %u",
+		      __entry->target_id, __entry->nr_regions,
+		      __entry->start, __entry->end,
+		      __entry->nr_accesses, __entry->age)
 );
 
 #endif /* _TRACE_DAMON_H */
