@@ -330,19 +330,24 @@ static void damon_update_monitoring_results(struct damon_ctx *ctx,
 	}
 }
 
-/* Schedules the next aggregation and operations update from now on. */
-static void damon_schedule_windows(struct damon_ctx *ctx)
+/* Starts a new aggregation window now. */
+static void damon_schedule_aggregation(struct damon_ctx *ctx)
+{
+	ctx->next_aggregation_sis = ctx->passed_sample_intervals +
+		damon_max_nr_accesses(&ctx->attrs);
+}
+
+/* Schedules the next operations update, one interval from now. */
+static void damon_schedule_ops_update(struct damon_ctx *ctx)
 {
 	const struct damon_attrs *attrs = &ctx->attrs;
 
-	ctx->next_aggregation_sis = ctx->passed_sample_intervals +
-		damon_max_nr_accesses(attrs);
-	if (attrs->ops_update_interval)
-		ctx->next_ops_update_sis = ctx->passed_sample_intervals +
-			max(attrs->ops_update_interval /
-			    attrs->sample_interval, 1UL);
-	else
+	if (!attrs->ops_update_interval || !attrs->sample_interval) {
 		ctx->next_ops_update_sis = ULONG_MAX;
+		return;
+	}
+	ctx->next_ops_update_sis = ctx->passed_sample_intervals +
+		max(attrs->ops_update_interval / attrs->sample_interval, 1UL);
 }
 
 /**
@@ -367,10 +372,19 @@ int damon_set_attrs(struct damon_ctx *ctx, const struct damon_attrs *attrs)
 	if (err)
 		return err;
 	ctx->attrs = *attrs;
+	/*
+	 * The current window goes on unless its length changes: restarting it
+	 * with its accesses counted so far would let them exceed
+	 * damon_max_nr_accesses().
+	 */
 	if (old.sample_interval != attrs->sample_interval ||
-	    old.aggr_interval != attrs->aggr_interval)
+	    old.aggr_interval != attrs->aggr_interval) {
 		damon_update_monitoring_results(ctx, &old, attrs);
-	damon_schedule_windows(ctx);
+		damon_schedule_aggregation(ctx);
+	}
+	if (old.sample_interval != attrs->sample_interval ||
+	    old.ops_update_interval != attrs->ops_update_interval)
+		damon_schedule_ops_update(ctx);
 	return 0;
 }
 
@@ -507,7 +521,8 @@ static int kdamond_init(struct damon_ctx *ctx)
 
 	ctx->passed_sample_intervals = 0;
 	ctx->now_us = 0;
-	damon_schedule_windows(ctx);
+	damon_schedule_aggregation(ctx);
+	damon_schedule_ops_update(ctx);
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
 			r->nr_accesses = 0;
@@ -554,7 +569,7 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
 	    ctx->callback.after_aggregation(ctx))
 		return -ECANCELED;
 	damon_adapt_regions(ctx, max_nr_accesses);
-	damon_schedule_windows(ctx);
+	damon_schedule_aggregation(ctx);
 	if (!kdamond_has_valid_target(ctx))
 		return -ESRCH;
 	return 0;
@@ -587,9 +602,7 @@ static int kdamond_sample(struct damon_ctx *ctx, ktime_t start)
 	if (ctx->passed_sample_intervals >= ctx->next_ops_update_sis) {
 		if (ctx->ops.update)
 			ctx->ops.update(ctx);
-		ctx->next_ops_update_sis = ctx->passed_sample_intervals +
-			max(ctx->attrs.ops_update_interval /
-			    ctx->attrs.sample_interval, 1UL);
+		damon_schedule_ops_update(ctx);
 	}
 	return 0;
 }
@@ -614,7 +627,9 @@ static int kdamond_fn(void *data)
 		if (kthread_should_stop())
 			break;
 		if (damos_all_inactive(ctx)) {
-			kdamond_sleep_us(damos_wmarks_sleep_us(ctx));
+			/* Never spin, whatever the watermark intervals. */
+			kdamond_sleep_us(max(damos_wmarks_sleep_us(ctx),
+					     ctx->attrs.sample_interval));
 			ctx->now_us = ktime_us_delta(ktime_get(), start);
 			continue;
 		}
