@@ -63,107 +63,100 @@ static struct damon_reclaim_inputs damon_reclaim_in = {
 	.quota_reset_interval_ms = 1000,
 };
 
+/* Run DAMON_RECLAIM (reads the real state). */
 module_param_cb(enabled, &damon_modules_enabled_ops, &damon_reclaim_runner,
 		0600);
-MODULE_PARM_DESC(enabled, "Run DAMON_RECLAIM (reads the real state)");
 
+/* Write Y to apply the other parameters to the running instance. */
 module_param_cb(commit_inputs, &damon_modules_commit_ops,
 		&damon_reclaim_runner, 0600);
-MODULE_PARM_DESC(commit_inputs,
-		 "Write Y to apply the other parameters to the running instance");
 
+/* Microseconds a region must stay unaccessed. */
 DAMON_MODULES_ULONG_PARAM(min_age, damon_reclaim_in.min_age_us, 0,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(min_age, "Microseconds a region must stay unaccessed");
 
+/* Milliseconds of reclaim work per window, 0: no limit. */
 DAMON_MODULES_ULONG_PARAM(quota_ms, damon_reclaim_in.quota_ms, 0, ULONG_MAX,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(quota_ms, "Milliseconds of reclaim work per window, 0: no limit");
 
+/* Bytes tried per window, 0: no limit. */
 DAMON_MODULES_ULONG_PARAM(quota_sz, damon_reclaim_in.quota_sz_bytes, 0,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(quota_sz, "Bytes tried per window, 0: no limit");
 
+/* Quota window, in milliseconds. */
 DAMON_MODULES_ULONG_PARAM(quota_reset_interval_ms,
 			  damon_reclaim_in.quota_reset_interval_ms, 1,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(quota_reset_interval_ms, "Quota window, in milliseconds");
 
+/* Memory stall (PSI some) per window to aim at, 0: no goal. */
 DAMON_MODULES_ULONG_PARAM(quota_mem_pressure_us,
 			  damon_reclaim_in.quota_mem_pressure_us, 0,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(quota_mem_pressure_us,
-		 "Memory stall (PSI some) per window to aim at, 0: no goal");
 
+/* User feedback aiming at 10000, 0: no goal. */
 DAMON_MODULES_ULONG_PARAM(quota_autotune_feedback,
 			  damon_reclaim_in.quota_autotune_feedback, 0,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(quota_autotune_feedback,
-		 "User feedback aiming at 10000, 0: no goal");
 
+/* Sampling interval, in microseconds. */
 DAMON_MODULES_ULONG_PARAM(sample_interval,
 			  damon_reclaim_in.common.attrs.sample_interval, 1,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(sample_interval, "Sampling interval, in microseconds");
 
+/* Aggregation interval, in microseconds. */
 DAMON_MODULES_ULONG_PARAM(aggr_interval,
 			  damon_reclaim_in.common.attrs.aggr_interval, 1,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(aggr_interval, "Aggregation interval, in microseconds");
 
+/* Fewest monitoring regions. */
 DAMON_MODULES_ULONG_PARAM(min_nr_regions,
 			  damon_reclaim_in.common.attrs.min_nr_regions,
 			  DAMON_MODULES_MIN_NR_REGIONS,
 			  DAMON_MODULES_MAX_NR_REGIONS, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(min_nr_regions, "Fewest monitoring regions");
 
+/* Most monitoring regions. */
 DAMON_MODULES_ULONG_PARAM(max_nr_regions,
 			  damon_reclaim_in.common.attrs.max_nr_regions,
 			  DAMON_MODULES_MIN_NR_REGIONS,
 			  DAMON_MODULES_MAX_NR_REGIONS, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(max_nr_regions, "Most monitoring regions");
 
+/* Microseconds between two checks of the watermarks. */
 DAMON_MODULES_ULONG_PARAM(wmarks_interval,
 			  damon_reclaim_in.common.wmarks.interval_us, 1,
 			  ULONG_MAX, DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(wmarks_interval,
-		 "Microseconds between two checks of the watermarks");
 
+/* Free memory per-thousand above which to idle. */
 DAMON_MODULES_ULONG_PARAM(wmarks_high, damon_reclaim_in.common.wmarks.high,
 			  0, DAMON_MODULES_MAX_WMARK_PERMIL,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(wmarks_high, "Free memory per-thousand above which to idle");
 
+/* Free memory per-thousand below which to work. */
 DAMON_MODULES_ULONG_PARAM(wmarks_mid, damon_reclaim_in.common.wmarks.mid,
 			  0, DAMON_MODULES_MAX_WMARK_PERMIL,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(wmarks_mid, "Free memory per-thousand below which to work");
 
+/* Free memory per-thousand below which to leave it to the kernel. */
 DAMON_MODULES_ULONG_PARAM(wmarks_low, damon_reclaim_in.common.wmarks.low,
 			  0, DAMON_MODULES_MAX_WMARK_PERMIL,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(wmarks_low,
-		 "Free memory per-thousand below which to leave it to the kernel");
 
+/* Start of the one physical range to monitor, 0: all System RAM. */
 DAMON_MODULES_ULONG_PARAM(monitor_region_start,
 			  damon_reclaim_in.common.region_start, 0, ULONG_MAX,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(monitor_region_start,
-		 "Start of the one physical range to monitor, 0: all System RAM");
 
+/* End of the one physical range to monitor, 0: all System RAM. */
 DAMON_MODULES_ULONG_PARAM(monitor_region_end,
 			  damon_reclaim_in.common.region_end, 0, ULONG_MAX,
 			  DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(monitor_region_end,
-		 "End of the one physical range to monitor, 0: all System RAM");
 
+/* Do not page out anonymous memory. */
 DAMON_MODULES_BOOL_PARAM(skip_anon, damon_reclaim_in.skip_anon,
 			 DAMON_RECLAIM_REFUSED);
-MODULE_PARM_DESC(skip_anon, "Do not page out anonymous memory");
 
+/* PID of the running kdamond, -1 when off. */
 module_param_cb(kdamond_pid, &damon_modules_kdamond_pid_ops,
 		&damon_reclaim_runner, 0400);
-MODULE_PARM_DESC(kdamond_pid, "PID of the running kdamond, -1 when off");
 
 /* What the scheme did, copied from it by kdamond every aggregation. */
 static struct damos_stat damon_reclaim_stat;
