@@ -22,6 +22,14 @@
 #   damon_reclaim.enabled=Y damon_reclaim.aggr_interval=1000
 #     -> reclaim_boot_check.sh enabled=N aggr_interval=1000 \
 #          --dmesg "damon_reclaim: aggr_interval .* sample_interval"
+#   damon_reclaim.enabled=maybe
+#     -> reclaim_boot_check.sh enabled=N \
+#          --dmesg "damon_reclaim: not enabled.*enabled|invalid for parameter"
+#   (with zram swap) damon_reclaim.enabled=Y damon_reclaim.min_age=2000000
+#   damon_reclaim.quota_ms=0 damon_reclaim.wmarks_high=1000
+#   damon_reclaim.wmarks_mid=999 damon_reclaim.wmarks_low=0
+#   damon_reclaim.wmarks_interval=1000000
+#     -> reclaim_boot_check.sh enabled=Y min_age=2000000 --pageout
 
 source "$(dirname "$0")/lib.sh"
 
