@@ -134,14 +134,19 @@ check_consistent() {
 	return 0
 }
 
-# Turns DAMON_RECLAIM off and writes every default back.
-restore_defaults() {
+# Writes every default back, without committing.
+write_defaults() {
 	local kv
-	wr enabled N || fail "turning off failed: $WERR"
 	for kv in "${DEFAULTS[@]}"; do
 		wr "${kv%%=*}" "${kv#*=}" ||
 			fail "restoring ${kv%%=*} failed: $WERR"
 	done
+}
+
+# Turns DAMON_RECLAIM off and writes every default back.
+restore_defaults() {
+	wr enabled N || fail "turning off failed: $WERR"
+	write_defaults
 }
 
 # Writes NAME=VALUE pairs, failing the test on any refusal.

@@ -42,14 +42,6 @@ expect_refused() {
 	DMESG_MARK=$before
 }
 
-# Writes the defaults back without turning DAMON_RECLAIM off.
-restore_defaults_keep_running() {
-	local kv
-	for kv in "${DEFAULTS[@]}"; do
-		wr "${kv%%=*}" "${kv#*=}"
-	done
-}
-
 for c in "${CASES[@]}"; do
 	params=${c%%|*}
 	regex=${c#*|}
@@ -77,7 +69,7 @@ for c in "${CASES[@]}"; do
 	# Still alive a while later, and a valid commit works again.
 	sleep 0.5
 	expect_value kdamond_pid "$pid" "0.5 s after refused commit"
-	restore_defaults_keep_running
+	write_defaults
 	expect_accept commit_inputs Y N
 	expect_value kdamond_pid "$pid" "after valid commit"
 done
