@@ -260,7 +260,7 @@ u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp)
 	return clamp(esz_bp, DAMOS_TUNE_MIN_BP, max_bp);
 }
 
-/* The least satisfied goal decides: any goal above target shrinks. */
+/* The goal furthest above its target decides: none is overshot for another. */
 static void damos_tune_quota(struct damos_quota *q, unsigned long limit)
 {
 	struct damos_quota_goal *g;
@@ -356,7 +356,8 @@ bool damos_quota_is_set(const struct damos_quota *q)
  * throughput history is aged, the goals are measured and the tuned quota
  * stepped, @q->esz is set to the stricter of the size quota, the time
  * quota's byte budget and the tuned quota, and the charge is cleared.
- * Without any quota, @q->esz is ULONG_MAX and nothing is charged.
+ * Without any quota there is no window: @q->esz is 0 and nothing is
+ * charged.
  *
  * Context: The kdamond thread (or a caller that owns @q).
  */
@@ -364,8 +365,9 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 {
 	unsigned long esz = ULONG_MAX;
 
+	/* No window either, so that a quota set later starts one at once. */
 	if (!damos_quota_is_set(q)) {
-		q->esz = ULONG_MAX;
+		q->esz = 0;
 		q->charged_sz = 0;
 		return;
 	}

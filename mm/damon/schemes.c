@@ -608,7 +608,7 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	bool limited;
 
 	damos_update_quota(q, damos_now_jiffies());
-	limited = q->esz != ULONG_MAX;
+	limited = damos_quota_is_set(q);
 	if (limited) {
 		if (q->charged_sz >= q->esz || q->esz - q->charged_sz < align)
 			return;

@@ -352,10 +352,9 @@ static void damos_test_update_quota_sz(struct kunit *test)
 	/* Without any quota, nothing is limited or charged. */
 	q->charged_sz = 77;
 	damos_update_quota(q, now);
-	KUNIT_EXPECT_EQ(test, q->esz, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, q->esz, 0UL);
 	KUNIT_EXPECT_EQ(test, q->charged_sz, 0UL);
 
-	q->esz = 0;
 	q->sz = 100000;
 	q->reset_interval_ms = DAMOS_TEST_RESET_MS;
 	damos_update_quota(q, now);
@@ -582,6 +581,25 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 20 * 24 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, 20 * 24 * PAGE_SIZE);
+}
+
+/* A quota set on a scheme that had none limits its very next application. */
+static void damos_test_quota_set_later(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos *s;
+
+	damos_test_target(test, ctx, 0, 4, SZ_64K);
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, NULL);
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 4UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->quota.esz, 0UL);
+
+	s->quota.sz = 2 * PAGE_SIZE;
+	s->quota.reset_interval_ms = DAMOS_TEST_RESET_MS;
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 4UL * SZ_64K + 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s->quota.esz, 2 * PAGE_SIZE);
 }
 
 /*
@@ -1117,6 +1135,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_autotune_feedback),
 	KUNIT_CASE(damos_test_autotune_psi),
 	KUNIT_CASE(damos_test_size_quota_never_exceeded),
+	KUNIT_CASE(damos_test_quota_set_later),
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
 	KUNIT_CASE(damos_test_highest_score_first),
