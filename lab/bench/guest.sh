@@ -1,0 +1,243 @@
+#!/bin/bash
+# One benchmark run inside a lab guest (started by lab/bench/run through
+# "lab/lab run"): sets up the reclaimer of one variant, runs one workload
+# in the cgroup /sys/fs/cgroup/bench, samples the system once a second
+# with lab/bench/monitor.c and writes everything to $LAB_OUT:
+#   env.txt        kernel, memory map, reclaimer parameters
+#   timeline.csv   one line per second (see monitor.c), phase 1 = measured
+#   workload.log   the workload's own output (throughput, PASS/FAIL)
+#   reclaimer.txt  the reclaimer's final counters (user-space ones)
+#   result.txt     key=value lines the report reads
+#
+#   guest.sh KEY=VALUE...   keys: variant workload bin wss_mib hot_pct
+#                           seconds min_age_us quota_ms kst_interval_ms
+#                           nomatch (1: the reclaimer must match nothing)
+set -uo pipefail
+
+variant= workload=hotcold bin= wss_mib=1024 hot_pct=25 seconds=60
+min_age_us=5000000 quota_ms=50 kst_interval_ms=1000 nomatch=0
+for kv in "$@"; do
+	case $kv in
+	variant=* | workload=* | bin=* | wss_mib=* | hot_pct=* | seconds=* | \
+		min_age_us=* | quota_ms=* | kst_interval_ms=* | nomatch=*)
+		declare "$kv" ;;
+	*) echo "guest.sh: unknown argument '$kv'" >&2; exit 2 ;;
+	esac
+done
+[[ -n $variant && -n $bin && -n ${LAB_OUT:-} ]] ||
+	{ echo "guest.sh: need variant=, bin= and \$LAB_OUT" >&2; exit 2; }
+
+out=$LAB_OUT
+cg=/sys/fs/cgroup/bench
+params=/sys/module/damon_reclaim/parameters
+rstat=/tmp/reclaimer.stat
+rpid=/tmp/reclaimer.pid
+# "Matches nothing": an hour of idleness, far beyond the run.  It fits the
+# unsigned int of upstream's min_age_region at the default aggr_interval.
+[[ $nomatch == 1 ]] && min_age_us=3600000000
+
+result() { echo "$1=$2" >> "$out/result.txt"; }
+say() { echo "bench-guest: $*"; }
+
+setup_cgroup() {
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p "$cg"
+}
+
+record_env() {
+	{
+		echo "kernel: $(uname -r) $(uname -v)"
+		echo "cmdline: $(cat /proc/cmdline)"
+		echo "cpus: $(nproc)"
+		grep -E '^(MemTotal|SwapTotal):' /proc/meminfo
+		echo "zram: $(cat /sys/block/zram0/disksize 2>/dev/null) bytes, $(cat /sys/block/zram0/comp_algorithm 2>/dev/null)"
+		echo "System RAM ranges:"
+		grep 'System RAM' /proc/iomem
+	} > "$out/env.txt"
+}
+
+# Bytes of physical memory the DAMON_RECLAIM instance watches: its
+# monitor_region_* when set (upstream fills them in with the biggest System
+# RAM range), else all System RAM.
+monitored_bytes() {
+	local s e
+	s=$(cat "$params/monitor_region_start" 2>/dev/null || echo 0)
+	e=$(cat "$params/monitor_region_end" 2>/dev/null || echo 0)
+	if ((s != 0 || e != 0)); then
+		echo $((e - s))
+		return
+	fi
+	grep 'System RAM' /proc/iomem | sed 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\).*/\1 \2/' |
+		while read -r s e; do echo $((16#$e - 16#$s + 1)); done |
+		awk '{ t += $1 } END { print t + 0 }'
+}
+
+start_damon_reclaim() {
+	[[ -d $params ]] || { say "no DAMON_RECLAIM in this kernel"; return 1; }
+	local kv
+	for kv in min_age=$min_age_us quota_ms=$quota_ms wmarks_high=1000 \
+		wmarks_mid=999 wmarks_low=0; do
+		echo "${kv#*=}" > "$params/${kv%%=*}" ||
+			{ say "cannot set ${kv%%=*}"; return 1; }
+	done
+	echo Y > "$params/enabled" || { say "cannot enable DAMON_RECLAIM"; return 1; }
+	sleep 1
+	{
+		echo "damon_reclaim parameters after enabling:"
+		for kv in "$params"/*; do
+			printf '  %s=%s\n' "${kv##*/}" "$(cat "$kv" 2>/dev/null)"
+		done
+	} >> "$out/env.txt"
+	result kdamond_pid "$(cat "$params/kdamond_pid")"
+	result monitored_bytes "$(monitored_bytes)"
+	[[ $(cat "$params/kdamond_pid") -gt 0 ]] || { say "no kdamond running"; return 1; }
+}
+
+start_reclaimer() {
+	case $variant in
+	none) ;;
+	ours | upstream | upstream-fixed) start_damon_reclaim || return 1 ;;
+	kstaled)
+		local opts=(--min-age-ms $((min_age_us / 1000))
+			--interval-ms "$kst_interval_ms" --cgroup "$cg" --stats "$rstat")
+		[[ $nomatch == 1 ]] && opts+=(--no-pageout)
+		"$bin/kstaled" "${opts[@]}" > "$out/reclaimer.log" 2>&1 &
+		echo $! > "$rpid"
+		echo "kstaled ${opts[*]}" >> "$out/env.txt"
+		;;
+	pressure)
+		"$bin/pressure" --cgroup "$cg" --budget-ms "$quota_ms" \
+			--stats "$rstat" > "$out/reclaimer.log" 2>&1 &
+		echo $! > "$rpid"
+		echo "pressure --cgroup $cg --budget-ms $quota_ms" >> "$out/env.txt"
+		;;
+	*) say "unknown variant $variant"; return 1 ;;
+	esac
+}
+
+stop_reclaimer() {
+	case $variant in
+	ours | upstream | upstream-fixed)
+		{
+			echo "damon_reclaim statistics at the end:"
+			for p in nr_reclaim_tried_regions bytes_reclaim_tried_regions \
+				nr_reclaimed_regions bytes_reclaimed_regions nr_quota_exceeds; do
+				printf '  %s=%s\n' "$p" "$(cat "$params/$p" 2>/dev/null)"
+			done
+		} >> "$out/env.txt"
+		echo N > "$params/enabled" 2>/dev/null
+		;;
+	kstaled | pressure)
+		kill -TERM "$(cat "$rpid")" 2>/dev/null
+		wait "$(cat "$rpid")" 2>/dev/null
+		cp "$rstat" "$out/reclaimer.txt" 2>/dev/null
+		;;
+	esac
+}
+
+start_monitor() {
+	local opts=(--out "$out/timeline.csv" --cgroup "$cg")
+	case $variant in
+	ours | upstream | upstream-fixed) opts+=(--damon) ;;
+	kstaled | pressure) opts+=(--stats "$rstat" --pid-file "$rpid") ;;
+	esac
+	"$bin/monitor" "${opts[@]}" &
+	MON=$!
+}
+
+next_phase() { kill -USR1 "$MON" 2>/dev/null; }
+
+# Runs its arguments in the benchmark cgroup.
+in_cgroup() {
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+run_hotcold() {
+	local line status=FAIL
+	while IFS= read -r line; do
+		echo "$line"
+		echo "$line" >> "$out/workload.log"
+		case $line in
+		*"filled in"*) next_phase ;;
+		*throughput:*)
+			next_phase
+			result throughput "$(sed 's/.*: \([0-9.]*\) pages\/s$/\1/' <<< "$line")"
+			result throughput_unit "hot pages read/s"
+			;;
+		*PASS) status=PASS ;;
+		esac
+	done < <(in_cgroup "$bin/hotcold" "$wss_mib" "$hot_pct" "$seconds" 2>&1)
+	result workload_check "$status"
+}
+
+# redis-server with WSS of 4000-byte values, hot_pct of the keys read by
+# redis-benchmark for the measured phase, in rounds of about 10 s.
+run_redis() {
+	local value_bytes=4000 per_key nr_keys nr_hot port=6390 srv
+	local end t0 t1 reqs=0 total_s=0 n rps status=FAIL
+	per_key=$((value_bytes + 300))
+	nr_keys=$((wss_mib * 1048576 / per_key))
+	nr_hot=$((nr_keys * hot_pct / 100))
+	((nr_hot > 0)) || nr_hot=1
+	in_cgroup redis-server --port $port --bind 127.0.0.1 --save '' \
+		--appendonly no --dir /tmp --protected-mode no \
+		> "$out/redis-server.log" 2>&1 &
+	srv=$!
+	for n in $(seq 100); do
+		redis-cli -p $port ping > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	say "loading $nr_keys keys of $value_bytes bytes ($nr_hot hot)"
+	"$bin/kvload" "$nr_keys" "$value_bytes" |
+		in_cgroup redis-cli -p $port --pipe >> "$out/workload.log" 2>&1
+	echo "redis: $(redis-cli -p $port info memory | grep -E '^used_memory_human')" |
+		tee -a "$out/workload.log"
+	next_phase
+	end=$(($(date +%s) + seconds))
+	while (($(date +%s) < end)); do
+		n=$((nr_hot * 2))
+		((n < 20000)) && n=20000
+		t0=$(date +%s.%N)
+		in_cgroup redis-benchmark -p $port -t get -r "$nr_hot" -n "$n" \
+			-c 8 -P 16 -d $value_bytes -q --csv \
+			>> "$out/workload.log" 2>&1
+		t1=$(date +%s.%N)
+		reqs=$((reqs + n))
+		total_s=$(echo "$total_s + $t1 - $t0" | bc -l)
+	done
+	next_phase
+	rps=$(echo "$reqs / $total_s" | bc -l)
+	result throughput "$(printf '%.0f' "$rps")"
+	result throughput_unit "GET requests/s"
+	say "redis: $reqs GETs in ${total_s}s: $(printf '%.0f' "$rps")/s"
+	# Nothing lost: every key is still there.
+	n=$(redis-cli -p $port dbsize)
+	[[ $n == "$nr_keys" ]] && status=PASS
+	say "redis: dbsize $n of $nr_keys: $status"
+	result workload_check "$status"
+	redis-cli -p $port shutdown nosave > /dev/null 2>&1
+	wait "$srv" 2>/dev/null
+}
+
+main() {
+	: > "$out/result.txt"
+	result variant "$variant"
+	result workload "$workload"
+	result kernel "$(uname -r)"
+	setup_cgroup || { say "no cgroup v2 memory controller"; exit 1; }
+	record_env
+	start_reclaimer || { result error "reclaimer did not start"; exit 1; }
+	start_monitor
+	say "variant $variant, workload $workload ($wss_mib MiB, $hot_pct% hot, ${seconds}s)"
+	case $workload in
+	hotcold) run_hotcold ;;
+	redis) run_redis ;;
+	*) say "unknown workload $workload"; exit 2 ;;
+	esac
+	stop_reclaimer
+	kill -TERM "$MON"
+	wait "$MON"
+	say "done: $(tr '\n' ' ' < "$out/result.txt")"
+}
+
+main
