@@ -1,0 +1,622 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Table and plots of a benchmark run of lab/bench/run.
+
+    report.py RESULTS_DIR
+
+Reads RESULTS_DIR/meta.txt and RESULTS_DIR/raw/<workload>/<variant>/run<N>/
+(result.txt, timeline.csv, reclaimer.txt) and RESULTS_DIR/raw/scaling/, and
+writes RESULTS_DIR/results.md, results.csv, runs.csv and plots/*.png.
+
+Windows (see guest.sh and monitor.c): phase 0 is the workload's set-up
+(filling its memory), phase 1 the measured phase, phase 2 what follows
+(the check that reads everything back).  Costs and counters are taken from
+the start of the workload to the end of phase 1; memory in use is averaged
+over phase 1 and "final" is its last sample.
+"""
+import csv
+import math
+import os
+import statistics
+import sys
+
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+PAGE = 4096
+MIB = 1 << 20
+# Two identical TCG runs have differed by this much: with fewer than three
+# runs, a smaller difference is called noise.
+TCG_NOISE = 0.30
+VARIANT_ORDER = ['none', 'ours', 'upstream', 'upstream-fixed', 'kstaled',
+                 'pressure']
+VARIANT_LABEL = {
+    'none': 'no reclaim',
+    'ours': 'ours (DAMON_RECLAIM)',
+    'upstream': 'upstream as shipped',
+    'upstream-fixed': 'upstream + fix',
+    'kstaled': 'kstaled-style full scan',
+    'pressure': 'memory.reclaim + PSI',
+}
+
+
+def read_kv(path, sep='='):
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip('\n')
+                if sep == ' ':
+                    parts = line.split(None, 1)
+                else:
+                    parts = line.split(sep, 1)
+                if len(parts) == 2:
+                    out[parts[0].strip()] = parts[1].strip()
+    except OSError:
+        pass
+    return out
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_timeline(path):
+    rows = []
+    try:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                rows.append({k: num(v) for k, v in r.items()})
+    except OSError:
+        pass
+    return rows
+
+
+def delta(a, b, key):
+    """b[key] - a[key], None when either is missing (-1)."""
+    x, y = a.get(key), b.get(key)
+    if x is None or y is None or x < 0 or y < 0:
+        return None
+    return y - x
+
+
+def run_metrics(run_dir, wss_mib=None, hot_pct=None):
+    """Figures of one run, or None when it produced no timeline."""
+    res = read_kv(os.path.join(run_dir, 'result.txt'))
+    rows = read_timeline(os.path.join(run_dir, 'timeline.csv'))
+    m = {'dir': run_dir, 'ok': res.get('lab_rc') == '0' and
+         res.get('workload_check') == 'PASS',
+         'check': res.get('workload_check', 'none'),
+         'lab_rc': res.get('lab_rc')}
+    m['throughput'] = num(res.get('throughput'))
+    m['monitored_bytes'] = num(res.get('monitored_bytes'))
+    if len(rows) < 2:
+        return m
+    start = rows[0]
+    measured = [r for r in rows if r['phase'] == 1]
+    after = [r for r in rows if r['phase'] >= 2]
+    end = after[0] if after else rows[-1]
+    window = measured + [end] if measured else [end]
+    for r in rows:
+        r['used'] = r['mem_total'] - r['mem_available']
+    m['avg_used'] = statistics.mean(r['used'] for r in window)
+    m['final_used'] = end['used']
+    m['zram_pool'] = end['zram_pool'] if end['zram_pool'] >= 0 else 0
+    m['cg_swap'] = end['cg_swap']
+    m['cg_current'] = end['cg_current']
+    dur = end['t_s'] - start['t_s']
+    ticks = delta(start, end, 'reclaimer_ticks')
+    m['cpu_s'] = ticks / CLK_TCK if ticks is not None else None
+    m['cpu_pct'] = 100.0 * m['cpu_s'] / dur if m['cpu_s'] is not None \
+        and dur > 0 else None
+    # CPU in the measured phase alone (the scaling runs use this).
+    if measured:
+        t = delta(measured[0], end, 'reclaimer_ticks')
+        d = end['t_s'] - measured[0]['t_s']
+        m['cpu_pct_measured'] = 100.0 * t / CLK_TCK / d \
+            if t is not None and d > 0 else None
+    m['majflt'] = delta(start, end, 'pgmajfault')
+    m['pswpin'] = delta(start, end, 'pswpin')
+    m['pswpout_bytes'] = (delta(start, end, 'pswpout') or 0) * PAGE
+    m['refaults'] = delta(start, end, 'refaults')
+    m['reclaimed'] = delta(start, end, 'reclaimed_bytes')
+    m['tried'] = delta(start, end, 'tried_bytes')
+    if m['reclaimed'] is not None and m['tried']:
+        m['ratio'] = m['reclaimed'] / m['tried']
+    if m['reclaimed'] is not None and m['cpu_s']:
+        m['per_cpu_s'] = m['reclaimed'] / m['cpu_s']
+    if wss_mib and hot_pct is not None and m['cg_swap'] is not None \
+            and m['cg_swap'] >= 0:
+        cold = wss_mib * MIB * (100 - hot_pct) / 100
+        if cold > 0:
+            m['cold_out_pct'] = 100.0 * m['cg_swap'] / cold
+    m['timeline'] = rows
+    m['fill_end_s'] = measured[0]['t_s'] if measured else None
+    rstat = read_kv(os.path.join(run_dir, 'reclaimer.txt'), ' ')
+    if rstat.get('scans') and num(rstat['scans']):
+        m['scan_ms'] = num(rstat['scan_us']) / num(rstat['scans']) / 1000
+    return m
+
+
+def summarize(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return {'median': statistics.median(vals), 'min': min(vals),
+            'max': max(vals), 'n': len(vals)}
+
+
+def fmt(s, scale=1.0, digits=0, pct=False):
+    if s is None:
+        return '-'
+    f = '{:.%df}' % digits
+    med = f.format(s['median'] / scale)
+    if s['n'] > 1 and s['min'] != s['max']:
+        return '%s%s (%s–%s)' % (med, '%' if pct else '',
+                                 f.format(s['min'] / scale),
+                                 f.format(s['max'] / scale))
+    return med + ('%' if pct else '')
+
+
+def inside_noise(a, b):
+    """Whether two summaries differ by no more than the noise."""
+    if a is None or b is None:
+        return True
+    if a['n'] >= 3 and b['n'] >= 3:
+        return not (a['max'] < b['min'] or b['max'] < a['min'])
+    base = max(abs(a['median']), abs(b['median']))
+    return base == 0 or abs(a['median'] - b['median']) / base < TCG_NOISE
+
+
+def order(variants):
+    return sorted(variants, key=lambda v: VARIANT_ORDER.index(v)
+                  if v in VARIANT_ORDER else 99)
+
+
+def collect(out):
+    meta = read_kv(os.path.join(out, 'meta.txt'))
+    wss = hot = None
+    w = meta.get('workload', '')
+    try:
+        wss = float(w.split(' MiB')[0])
+        hot = float(w.split(', ')[1].split('%')[0])
+    except (IndexError, ValueError):
+        pass
+    data = {}
+    raw = os.path.join(out, 'raw')
+    for workload in sorted(os.listdir(raw)) if os.path.isdir(raw) else []:
+        if workload == 'scaling':
+            continue
+        for variant in os.listdir(os.path.join(raw, workload)):
+            vdir = os.path.join(raw, workload, variant)
+            for run in sorted(os.listdir(vdir)):
+                m = run_metrics(os.path.join(vdir, run),
+                                wss if workload == 'hotcold' else None, hot)
+                m['run'] = run
+                data.setdefault(workload, {}).setdefault(variant, []).append(m)
+    scaling = {}
+    sdir = os.path.join(raw, 'scaling')
+    for size in os.listdir(sdir) if os.path.isdir(sdir) else []:
+        for variant in os.listdir(os.path.join(sdir, size)):
+            m = run_metrics(os.path.join(sdir, size, variant))
+            scaling.setdefault(variant, []).append(
+                (float(size.rstrip('G')), m))
+    return meta, data, scaling
+
+
+METRICS = [
+    # key, column title, scale, digits, percent
+    ('throughput_rel', 'throughput vs none', 0.01, 0, True),
+    ('avg_used', 'avg used MiB', MIB, 0, False),
+    ('final_used', 'final used MiB', MIB, 0, False),
+    ('saving_avg', 'avg saving MiB', MIB, 0, False),
+    ('zram_pool', 'zram pool MiB', MIB, 0, False),
+    ('cpu_pct', 'reclaimer CPU %', 1, 1, False),
+    ('majflt', 'major faults', 1, 0, False),
+    ('pswpin', 'swap-ins (pages)', 1, 0, False),
+    ('reclaimed', 'reclaimed MiB', MIB, 0, False),
+    ('tried', 'tried MiB', MIB, 0, False),
+    ('ratio', 'reclaimed/tried', 0.01, 0, True),
+    ('per_cpu_s', 'MiB per CPU-s', MIB, 0, False),
+    ('pswpout_bytes', 'swapped out MiB', MIB, 0, False),
+    ('cold_out_pct', 'cold part out', 1, 0, True),
+]
+
+
+def add_relative(data):
+    """Throughput and memory saving against the baseline's median."""
+    for workload, variants in data.items():
+        base = variants.get('none', [])
+        bt = summarize([m.get('throughput') for m in base])
+        bu = summarize([m.get('avg_used') for m in base])
+        for runs in variants.values():
+            for m in runs:
+                if bt and m.get('throughput') is not None and bt['median']:
+                    m['throughput_rel'] = m['throughput'] / bt['median']
+                if bu and m.get('avg_used') is not None:
+                    m['saving_avg'] = bu['median'] - m['avg_used']
+
+
+def table(workload, variants):
+    lines = ['| variant | runs ok | ' + ' | '.join(t for _, t, _, _, _ in
+                                                     METRICS) + ' |',
+             '|' + '---|' * (len(METRICS) + 2)]
+    for v in order(variants):
+        runs = variants[v]
+        ok = sum(1 for m in runs if m['ok'])
+        cells = [VARIANT_LABEL.get(v, v), '%d/%d' % (ok, len(runs))]
+        for key, _, scale, digits, pct in METRICS:
+            cells.append(fmt(summarize([m.get(key) for m in runs]), scale,
+                             digits, pct))
+        lines.append('| ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
+
+
+def noise_notes(workload, variants):
+    notes = []
+    base = variants.get('none')
+    if not base:
+        return notes
+    bt = summarize([m.get('throughput') for m in base])
+    bu = summarize([m.get('avg_used') for m in base])
+    for v in order(variants):
+        if v == 'none':
+            continue
+        runs = variants[v]
+        t = summarize([m.get('throughput') for m in runs])
+        u = summarize([m.get('avg_used') for m in runs])
+        if t and bt:
+            d = 100.0 * (t['median'] / bt['median'] - 1) if bt['median'] \
+                else 0
+            notes.append('- %s: throughput %+.0f%% against no reclaim: %s.'
+                         % (VARIANT_LABEL.get(v, v), d,
+                            'inside the noise' if inside_noise(t, bt)
+                            else 'outside the noise'))
+        if u and bu:
+            d = (bu['median'] - u['median']) / MIB
+            if u['n'] >= 3 and bu['n'] >= 3:
+                verdict = 'inside the noise' if inside_noise(u, bu) \
+                    else 'outside the noise'
+            else:
+                verdict = 'fewer than 3 runs, spread not measured'
+            notes.append('- %s: average memory in use %.0f MiB lower than '
+                         'no reclaim: %s.' % (VARIANT_LABEL.get(v, v), d,
+                                              verdict))
+    return notes
+
+
+def med(runs, key):
+    s = summarize([m.get(key) for m in runs])
+    return s['median'] if s else None
+
+
+def upstream_evidence(variants):
+    runs = variants.get('upstream')
+    if not runs:
+        return []
+    rec, tried = med(runs, 'reclaimed'), med(runs, 'tried')
+    cpu, out = med(runs, 'cpu_pct'), med(runs, 'pswpout_bytes')
+    if rec is None:
+        return []
+    lines = ['Upstream DAMON_RECLAIM as shipped: its kdamond ran (%s%% of a '
+             'CPU) with the same parameters, tried %.0f MiB and reclaimed '
+             '%.0f MiB; the guest swapped out %.0f MiB in all (median of %d '
+             'runs).' % ('-' if cpu is None else '%.1f' % cpu,
+                         (tried or 0) / MIB, rec / MIB, (out or 0) / MIB,
+                         len(runs))]
+    if rec < MIB:
+        lines.append('It monitors but never pages anything out: '
+                     'damon_reclaim_apply_parameters() installs the pageout '
+                     'scheme on the running context and then commits the '
+                     'parameter context, which has no scheme, over it.  '
+                     '"upstream + fix" is the same tree with '
+                     'lab/upstream-fix.patch, which installs the scheme on '
+                     'the committed context.  The per-run statistics are in '
+                     'raw/*/upstream/run*/env.txt.')
+    return lines
+
+
+def targets(data, scaling):
+    out = []
+    hc = data.get('hotcold', {})
+    ours, fixed = hc.get('ours'), hc.get('upstream-fixed')
+    if ours and fixed:
+        ro, rf = med(ours, 'reclaimed'), med(fixed, 'reclaimed')
+        co, cf = med(ours, 'cpu_pct'), med(fixed, 'cpu_pct')
+        sw = med(ours, 'pswpin')
+        if ro is not None and rf is not None:
+            out.append('- Pages out at least 3x the bytes of upstream + fix: '
+                       'ours %.0f MiB, upstream + fix %.0f MiB (%s): %s.' % (
+                           ro / MIB, rf / MIB,
+                           '%.1fx' % (ro / rf) if rf else 'upstream 0',
+                           'met' if ro >= 3 * rf else 'NOT met'))
+        if co is not None and cf is not None:
+            out.append('- No more kdamond CPU than upstream + fix: ours %.1f%%, '
+                       'upstream + fix %.1f%%: %s.' % (
+                           co, cf, 'met' if co <= cf else 'NOT met'))
+        if sw is not None and ro:
+            out.append('- Swap-ins near zero: %.0f pages swapped in against '
+                       '%.0f paged out (%.2f%%).' % (
+                           sw, ro / PAGE, 100.0 * sw * PAGE / ro))
+    if ours:
+        r = med(ours, 'ratio')
+        rf = med(fixed, 'ratio') if fixed else None
+        if r is not None:
+            out.append('- At least half of the bytes tried are paged out: '
+                       'ours %.0f%%%s: %s.' % (
+                           100 * r, '' if rf is None else
+                           ', upstream + fix %.0f%%' % (100 * rf),
+                           'met' if r >= 0.5 else 'NOT met'))
+        mo = med(ours, 'monitored_bytes')
+        up = hc.get('upstream-fixed') or hc.get('upstream')
+        mu = med(up, 'monitored_bytes') if up else None
+        if mo and mu:
+            out.append('- Memory watched: ours %.0f MiB, upstream %.0f MiB '
+                       '(upstream watches only the biggest System RAM range).'
+                       % (mo / MIB, mu / MIB))
+    so = dict((s, m.get('cpu_pct_measured'))
+              for s, m in scaling.get('ours', []))
+    su = dict((s, m.get('cpu_pct_measured')) for s, m in
+              scaling.get('upstream-fixed', scaling.get('upstream', [])))
+    pairs = [(s, so[s], su[s]) for s in sorted(so) if s in su and
+             so[s] is not None and su[s] is not None]
+    if pairs:
+        met = all(o <= 0.5 * u for _, o, u in pairs)
+        out.append('- Monitoring alone at most half of upstream\'s CPU: ' +
+                   ', '.join('%g GiB: %.2f%% vs %.2f%%' % p for p in pairs) +
+                   ': %s.' % ('met' if met else 'NOT met'))
+    out.append('- With quota_ms 0, 95% of the cold bytes out within 60 s: '
+               'not measured by this run (see "cold part out" for the '
+               'share paged out by the end of the measured phase).')
+    return out
+
+
+def fit(points):
+    """Least-squares slope and intercept of (x, y) points."""
+    if len(points) < 2:
+        return None
+    xs, ys = zip(*points)
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if not sxx:
+        return None
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return slope, my - slope * mx
+
+
+def scaling_table(scaling):
+    if not scaling:
+        return [], {}
+    sizes = sorted({s for runs in scaling.values() for s, _ in runs})
+    lines = ['| variant | ' + ' | '.join('%g GiB' % s for s in sizes) +
+             ' | slope (% CPU per GiB) |', '|' + '---|' * (len(sizes) + 2)]
+    slopes = {}
+    for v in order(scaling):
+        by = dict(scaling[v])
+        cells, pts = [], []
+        for s in sizes:
+            m = by.get(s)
+            c = m.get('cpu_pct_measured') if m else None
+            extra = ''
+            if m and m.get('scan_ms'):
+                extra = ' (%.0f ms/scan)' % m['scan_ms']
+            cells.append('-' if c is None else '%.2f%%%s' % (c, extra))
+            if c is not None:
+                pts.append((s, c))
+        f = fit(pts)
+        slopes[v] = f
+        lines.append('| %s | %s | %s |' % (
+            VARIANT_LABEL.get(v, v), ' | '.join(cells),
+            '-' if not f else '%.3f' % f[0]))
+    return lines, slopes
+
+
+def plot_memory(out, workload, variants, plt):
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for v in order(variants):
+        runs = [m for m in variants[v] if m.get('timeline')]
+        if not runs:
+            continue
+        runs.sort(key=lambda m: m.get('avg_used') or 0)
+        m = runs[len(runs) // 2]
+        rows = [r for r in m['timeline'] if r['phase'] <= 1]
+        ax.plot([r['t_s'] for r in rows], [r['used'] / MIB for r in rows],
+                label=VARIANT_LABEL.get(v, v))
+        if m.get('fill_end_s') and v == 'none':
+            ax.axvline(m['fill_end_s'], color='grey', ls=':', lw=1)
+    ax.set_xlabel('seconds since the workload started (dotted: filled)')
+    ax.set_ylabel('memory in use, MiB (MemTotal - MemAvailable, zram incl.)')
+    ax.set_title('%s: memory in use over time (median run)' % workload)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    path = os.path.join(out, 'plots', '%s-memory.png' % workload)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_costs(out, workload, variants, plt):
+    vs = [v for v in order(variants) if v != 'none']
+    if not vs:
+        return None
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    labels = [VARIANT_LABEL.get(v, v) for v in vs]
+    for ax, key, scale, title in (
+            (a1, 'saving_avg', MIB, 'average memory saved vs none, MiB'),
+            (a2, 'cpu_pct', 1, 'reclaimer CPU, % of one CPU')):
+        meds, lo, hi = [], [], []
+        for v in vs:
+            s = summarize([m.get(key) for m in variants[v]])
+            mv = s['median'] / scale if s else 0
+            meds.append(mv)
+            lo.append(mv - (s['min'] / scale if s else 0))
+            hi.append((s['max'] / scale if s else 0) - mv)
+        ax.bar(range(len(vs)), meds, yerr=[lo, hi], capsize=4)
+        ax.set_xticks(range(len(vs)))
+        ax.set_xticklabels(labels, rotation=25, ha='right', fontsize=8)
+        ax.set_title(title, fontsize=10)
+        ax.grid(axis='y', alpha=0.3)
+    fig.suptitle('%s: median, bars from min to max' % workload)
+    fig.tight_layout()
+    path = os.path.join(out, 'plots', '%s-costs.png' % workload)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_scaling(out, scaling, slopes, plt):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for v in order(scaling):
+        pts = sorted((s, m.get('cpu_pct_measured')) for s, m in scaling[v]
+                     if m.get('cpu_pct_measured') is not None)
+        if not pts:
+            continue
+        f = slopes.get(v)
+        label = VARIANT_LABEL.get(v, v)
+        if f:
+            label += ' (slope %.3f %%/GiB)' % f[0]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], 'o-', label=label)
+    ax.set_xlabel('guest memory, GiB')
+    ax.set_ylabel('monitoring CPU, % of one CPU')
+    ax.set_title('Monitoring cost against memory size (nothing reclaimed)')
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, 'plots', 'scaling-cpu.png')
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_csv(out, data, scaling):
+    keys = ['throughput', 'avg_used', 'final_used', 'zram_pool', 'cpu_pct',
+            'cpu_s', 'majflt', 'pswpin', 'reclaimed', 'tried', 'ratio',
+            'per_cpu_s', 'pswpout_bytes', 'cold_out_pct', 'monitored_bytes',
+            'throughput_rel', 'saving_avg']
+    with open(os.path.join(out, 'runs.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['workload', 'variant', 'run', 'ok'] + keys)
+        for workload, variants in sorted(data.items()):
+            for v in order(variants):
+                for m in variants[v]:
+                    w.writerow([workload, v, m['run'], int(m['ok'])] +
+                               [m.get(k, '') for k in keys])
+        for v in order(scaling):
+            for s, m in sorted(scaling[v]):
+                w.writerow(['scaling-%gG' % s, v, 'run1', int(m['ok'])] +
+                           [m.get('cpu_pct_measured', '')] + [''] *
+                           (len(keys) - 1))
+    with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['workload', 'variant', 'metric', 'median', 'min', 'max',
+                    'runs'])
+        for workload, variants in sorted(data.items()):
+            for v in order(variants):
+                for key in keys:
+                    s = summarize([m.get(key) for m in variants[v]])
+                    if s:
+                        w.writerow([workload, v, key, s['median'], s['min'],
+                                    s['max'], s['n']])
+        for v in order(scaling):
+            for s, m in sorted(scaling[v]):
+                if m.get('cpu_pct_measured') is not None:
+                    w.writerow(['scaling', v, 'cpu_pct_%gGiB' % s,
+                                m['cpu_pct_measured'], '', '', 1])
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit('usage: report.py RESULTS_DIR')
+    out = sys.argv[1]
+    meta, data, scaling = collect(out)
+    add_relative(data)
+    os.makedirs(os.path.join(out, 'plots'), exist_ok=True)
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        print('report: no matplotlib (apt-get install python3-matplotlib): '
+              'no plots', file=sys.stderr)
+
+    md = ['# DAMON_RECLAIM benchmark', '']
+    for k, title in (('command', 'Command'), ('date', 'Date'),
+                     ('host', 'Host'), ('cpu', 'CPU'),
+                     ('host_cpus', 'Host CPUs'), ('host_mem', 'Host memory'),
+                     ('host_kernel', 'Host kernel'), ('qemu', 'QEMU'),
+                     ('accel', 'Accelerator'), ('repo', 'Repository'),
+                     ('base_tree', 'Base tree'),
+                     ('upstream_fix', 'Upstream fix'), ('guest', 'Guest'),
+                     ('workload', 'Workload'), ('runs', 'Runs per variant'),
+                     ('params', 'Parameters'), ('scaling', 'Scaling runs')):
+        if k in meta:
+            md.append('- %s: `%s`' % (title, meta[k]) if k == 'command'
+                      else '- %s: %s' % (title, meta[k]))
+    kernels = {}
+    for variants in data.values():
+        for v, runs in variants.items():
+            for m in runs:
+                k = read_kv(os.path.join(m['dir'], 'result.txt')).get('kernel')
+                if k:
+                    kernels[v] = k
+    if kernels:
+        md.append('- Guest kernels: ' + ', '.join(
+            '%s `%s`' % (v, kernels[v]) for v in order(kernels)))
+    md += ['', 'Each cell: median (min–max) over the runs.  Memory in use is '
+           'MemTotal - MemAvailable of the guest, which includes what zram '
+           'holds (its pool), so savings are net of zram.  Costs and '
+           'counters run from the start of the workload to the end of the '
+           'measured phase (before the final read-back check); the '
+           'reclaimer\'s CPU is utime + stime of kdamond or of the '
+           'user-space reclaimer, as a percent of one CPU.  "swapped out" '
+           'is pswpout of the whole guest.  Guests run under TCG, where two '
+           'identical runs have differed by up to 30%.', '']
+    for workload in sorted(data):
+        variants = data[workload]
+        md += ['## Workload: %s' % workload, '', table(workload, variants), '']
+        notes = noise_notes(workload, variants)
+        if notes:
+            md += ['Against the baseline (with 3 or more runs, a '
+                   'difference whose min–max ranges overlap is inside the '
+                   'noise; with fewer, a throughput difference under 30% '
+                   'is):', ''] + notes + ['']
+        ev = upstream_evidence(variants)
+        if ev:
+            md += [' '.join(ev), '']
+        failed = [m['dir'] for runs in variants.values() for m in runs
+                  if not m['ok']]
+        if failed:
+            md += ['Runs that failed or whose workload check did not pass: ' +
+                   ', '.join('`%s`' % os.path.relpath(d, out)
+                             for d in failed), '']
+        if plt:
+            p1 = plot_memory(out, workload, variants, plt)
+            p2 = plot_costs(out, workload, variants, plt)
+            md += ['![memory in use](%s)' % os.path.relpath(p1, out)]
+            if p2:
+                md += ['', '![costs](%s)' % os.path.relpath(p2, out)]
+            md += ['']
+    lines, slopes = scaling_table(scaling)
+    if lines:
+        md += ['## Monitoring cost against memory size', '',
+               'A quarter of the guest\'s memory filled, nothing hot, '
+               'reclaimers that match nothing (min_age one hour; kstaled '
+               'scans but does not page out); CPU over the measured phase.',
+               ''] + lines + ['']
+        if plt:
+            p = plot_scaling(out, scaling, slopes, plt)
+            md += ['![scaling](%s)' % os.path.relpath(p, out), '']
+    md += ['## Targets of the benchmark issue', ''] + targets(data, scaling)
+    md += ['', 'Per-run figures: runs.csv; medians: results.csv; raw '
+           'timelines and logs: raw/.']
+    with open(os.path.join(out, 'results.md'), 'w') as f:
+        f.write('\n'.join(md) + '\n')
+    write_csv(out, data, scaling)
+    print(os.path.join(out, 'results.md'))
+
+
+if __name__ == '__main__':
+    main()
