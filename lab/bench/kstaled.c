@@ -47,7 +47,9 @@
 #define SYS_process_madvise 440
 #endif
 
+#ifndef BITMAP_PATH
 #define BITMAP_PATH "/sys/kernel/mm/page_idle/bitmap"
+#endif
 /* Bitmap words per read: 8192 words cover 2 GiB of 4 KiB frames. */
 #define CHUNK_WORDS 8192
 /* process_madvise() takes at most this many ranges per call (UIO_MAXIOV). */
