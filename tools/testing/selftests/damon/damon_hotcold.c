@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIB		(1UL << 20)
+#define MIB		(1024UL * 1024)
 #define HPAGE_SIZE	(2UL * MIB)
 
 enum area_kind { HOT, COLD, MLOCKED, THP, NR_AREAS };
@@ -138,17 +138,13 @@ static size_t resident_pages(const struct area *a)
 static void touch_hot(void)
 {
 	const struct area *a = &areas[HOT];
-	volatile const uint64_t *word;
 	uint64_t sum = 0;
 	size_t i;
 
-	for (i = 0; i < a->nr_pages; i++) {
-		word = (const uint64_t *)(a->start + i * page_size);
-		sum += *word;
-	}
-	/* Keep the reads. */
-	if (sum == 1)
-		putchar('\0');
+	for (i = 0; i < a->nr_pages; i++)
+		sum += *(const uint64_t *)(a->start + i * page_size);
+	/* Make the compiler keep the reads. */
+	asm volatile("" : : "r" (sum) : "memory");
 }
 
 /* === Commands === */
@@ -296,9 +292,10 @@ static void cmd_trace(const char *path)
 		size_t nr_hot, nr_cold, nr_pages;
 		char *p = strstr(line, "damon_aggregated:");
 
-		if (!p || !(p = strstr(p, "nr_regions=")))
-			continue;
-		p = strchr(p, ' ');
+		if (p)
+			p = strstr(p, "nr_regions=");
+		if (p)
+			p = strchr(p, ' ');
 		if (!p || sscanf(p, " %lu-%lu: %u %u", &start, &end,
 				 &nr_accesses, &age) != 4 || end <= start)
 			continue;
@@ -316,9 +313,9 @@ static void cmd_trace(const char *path)
 		}
 	}
 	fclose(f);
-	printf("trace hot_pfns=%zu cold_pfns=%zu hot_records=%zu hot_accessed=%zu cold_records=%zu cold_accessed=%zu\n",
-	       nr_hot_pfns, nr_cold_pfns, hot, hot_accessed, cold,
-	       cold_accessed);
+	printf("trace hot_pfns=%zu cold_pfns=%zu", nr_hot_pfns, nr_cold_pfns);
+	printf(" hot_records=%zu hot_accessed=%zu", hot, hot_accessed);
+	printf(" cold_records=%zu cold_accessed=%zu\n", cold, cold_accessed);
 	free(hot_pfns);
 	free(cold_pfns);
 }
@@ -370,11 +367,10 @@ static bool serve_commands(void)
 	return true;
 }
 
-static void usage(const char *prog)
+static void bad_usage(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [--hot-mib N] [--cold-mib N] [--mlock-mib N] [--thp-mib N] [--hot-sleep-us N]\n",
-		prog);
+	fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N]", prog);
+	fprintf(stderr, " [--mlock-mib N] [--thp-mib N] [--hot-sleep-us N]\n");
 	exit(2);
 }
 
@@ -412,7 +408,7 @@ int main(int argc, char **argv)
 			hot_sleep_us = strtol(optarg, NULL, 0);
 			break;
 		default:
-			usage(argv[0]);
+			bad_usage(argv[0]);
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
