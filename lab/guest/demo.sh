@@ -13,7 +13,8 @@ hz=$(getconf CLK_TCK)
 
 mib() { [[ $1 == - ]] && echo - || echo $(($1 / 1048576)); }
 param() { cat "$params/$1" 2>/dev/null || echo -; }
-meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
+# Integers only: awk would print large products in exponent notation.
+meminfo() { awk -v k="$1:" '$1 == k { printf "%d\n", $2 * 1024 }' /proc/meminfo; }
 
 kdamond_pid() {
 	local pid
@@ -49,15 +50,16 @@ wl=$!
 
 printf '%5s %9s %9s %9s %13s %11s %11s %9s\n' t used_MiB rss_MiB swap_MiB \
 	zram_orig/cmp reclaim_MiB tried_MiB kdamond%
-t=0 peak_used=0 kd_ticks0= kd_pid= cpu_sum=0 cpu_n=0
+t=0 peak_used=0 peak_swap=0 kd_ticks0= kd_pid= cpu_sum=0 cpu_n=0
 prev_ticks=-
 while kill -0 "$wl" 2>/dev/null; do
 	sleep 1
 	t=$((t + 1))
 	used=$(($(meminfo MemTotal) - $(meminfo MemAvailable)))
 	((used > peak_used)) && peak_used=$used
-	rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$wl/status" 2>/dev/null)
+	rss=$(awk '/^VmRSS:/ { printf "%d\n", $2 * 1024 }' "/proc/$wl/status" 2>/dev/null)
 	swap=$(($(meminfo SwapTotal) - $(meminfo SwapFree)))
+	((swap > peak_swap)) && peak_swap=$swap
 	zram=-
 	if [[ -r /sys/block/zram0/mm_stat ]]; then
 		read -r orig compr _ < /sys/block/zram0/mm_stat
@@ -66,7 +68,7 @@ while kill -0 "$wl" 2>/dev/null; do
 	[[ -n $kd_pid ]] || kd_pid=$(kdamond_pid)
 	ticks=$(cpu_ticks "$kd_pid")
 	cpu=-
-	if [[ $ticks != - && $prev_ticks != - ]]; then
+	if [[ $ticks != - && $prev_ticks != - && $ticks -ge $prev_ticks ]]; then
 		cpu=$(((ticks - prev_ticks) * 100 / hz))
 		cpu_sum=$((cpu_sum + cpu))
 		cpu_n=$((cpu_n + 1))
@@ -86,7 +88,7 @@ echo "=== demo summary ==="
 echo "workload:            $size_mib MiB, 25% hot, ${seconds}s; $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
 echo "peak memory used:    $(mib "$peak_used") MiB (MemTotal - MemAvailable)"
 echo "memory used now:     $(mib $(($(meminfo MemTotal) - $(meminfo MemAvailable)))) MiB"
-echo "swap used (peak in zram): $(mib $(($(meminfo SwapTotal) - $(meminfo SwapFree)))) MiB now"
+echo "swap used:           $(mib "$peak_swap") MiB at peak, $(mib $(($(meminfo SwapTotal) - $(meminfo SwapFree)))) MiB now"
 if [[ -r /sys/block/zram0/mm_stat ]]; then
 	read -r orig compr used_total _ < /sys/block/zram0/mm_stat
 	echo "zram now:            $(mib "$orig") MiB stored in $(mib "$used_total") MiB"
