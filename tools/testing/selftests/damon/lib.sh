@@ -202,13 +202,17 @@ swap_used_kib() {
 }
 
 # make_cold_file MIB: fills MIB MiB of a private tmpfs with data nobody
-# touches afterwards (shmem, so it pages out to swap).  Prints the path.
+# touches afterwards (shmem, so it pages out to swap), at COLD_FILE.  Not in
+# a subshell: drop_cold_file needs COLD_DIR.
 make_cold_file() {
-	COLD_DIR=$(mktemp -d /tmp/damon-cold.XXXXXX)
+	COLD_DIR=$(mktemp -d /tmp/damon-cold.XXXXXX) || return 1
+	COLD_FILE=$COLD_DIR/cold
 	mount -t tmpfs -o size=$(($1 + 16))m tmpfs "$COLD_DIR" || return 1
-	yes 'DAMON_RECLAIM cold data' | head -c $(($1 << 20)) > "$COLD_DIR/cold"
-	echo "$COLD_DIR/cold"
+	cold_data "$1" > "$COLD_FILE"
 }
+
+# cold_data MIB: the content of a cold file of MIB MiB.
+cold_data() { yes 'DAMON_RECLAIM cold data' | head -c $(($1 << 20)); }
 
 drop_cold_file() {
 	[ -n "${COLD_DIR:-}" ] || return 0

@@ -75,7 +75,7 @@ check_consistent "after boot"
 if ((pageout)); then
 	[ "$(rd enabled)" == Y ] || fail "--pageout, but not enabled"
 	swap0=$(swap_used_kib)
-	COLD_FILE=$(make_cold_file "$COLD_MIB") || fail "cannot make tmpfs file"
+	make_cold_file "$COLD_MIB" || fail "cannot make tmpfs file"
 	trap drop_cold_file EXIT
 	want_kib=$((COLD_MIB * 1024 / 2))
 	swap_grew() { (($(swap_used_kib) - swap0 >= want_kib)); }
