@@ -11,31 +11,54 @@ seconds=${3:?}
 params=/sys/module/damon_reclaim/parameters
 hz=$(getconf CLK_TCK)
 
-mib() { [[ $1 == - ]] && echo - || echo $(($1 / 1048576)); }
-param() { cat "$params/$1" 2>/dev/null || echo -; }
-# Integers only: awk would print large products in exponent notation.
-meminfo() { awk -v k="$1:" '$1 == k { printf "%d\n", $2 * 1024 }' /proc/meminfo; }
+# The guest is busy (the workload, kdamond, TCG): a monitor that forks
+# awk and cat each second falls behind.  Everything below is bash builtins.
+
+# Sets the global R to bytes in MiB, or "-".
+to_mib() { if [[ $1 =~ ^[0-9]+$ ]]; then R=$(($1 / 1048576)); else R=-; fi; }
+# Sets the global R to a reclaim parameter, or "-".
+read_param() { R=-; [[ -r $params/$1 ]] && read -r R < "$params/$1"; }
+
+# Reads /proc/meminfo into MEM[key] (bytes).
+declare -A MEM
+read_meminfo() {
+	local k v _
+	while read -r k v _; do
+		MEM[${k%:}]=$((v * 1024))
+	done < /proc/meminfo
+}
 
 kdamond_pid() {
-	local pid
-	pid=$(param kdamond_pid)
-	if [[ $pid =~ ^[1-9][0-9]*$ ]]; then
-		echo "$pid"
+	local c f
+	read_param kdamond_pid
+	if [[ $R =~ ^[1-9][0-9]*$ ]]; then
+		echo "$R"
 		return
 	fi
-	grep -lx 'kdamond.*' /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3
+	for f in /proc/[0-9]*/comm; do
+		read -r c < "$f" 2>/dev/null || continue
+		[[ $c == kdamond* ]] && { f=${f#/proc/}; echo "${f%/comm}"; return; }
+	done
 }
 
-# CPU ticks (user + system) a task has used.
+# Sets R to the CPU ticks (user + system) task $1 has used, or "-".
 cpu_ticks() {
-	[[ -n $1 && -r /proc/$1/stat ]] || { echo -; return; }
-	# Fields after the ")" that ends the command name: 12 and 13 are
-	# utime and stime.
-	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+	local line f
+	R=-
+	[[ -n $1 && -r /proc/$1/stat ]] || return 0
+	read -r line < "/proc/$1/stat"
+	# After the ")" that ends the command name, utime and stime are the
+	# 12th and 13th fields.
+	read -r -a f <<< "${line##*) }"
+	R=$((f[11] + f[12]))
 }
 
-echo "demo: kernel $(uname -r), $(nproc) CPUs, $(($(meminfo MemTotal) / 1048576)) MiB"
-echo "demo: swap: $(tail -n +2 /proc/swaps | awk '{ print $1, $3 / 1024 " MiB" }')"
+# Sets R to microseconds since the epoch.
+now_us() { local t=${EPOCHREALTIME/./}; R=$((10#$t)); }
+
+read_meminfo
+echo "demo: kernel $(uname -r), $(nproc) CPUs, $((MEM[MemTotal] / 1048576)) MiB"
+echo "demo: swap: $(tail -n +2 /proc/swaps | awk '{ print $1, int($3 / 1024) " MiB" }')"
 if [[ -d $params ]]; then
 	echo "demo: damon_reclaim parameters:"
 	for p in enabled min_age quota_ms quota_sz wmarks_high wmarks_mid wmarks_low; do
@@ -48,55 +71,68 @@ fi
 "$bin" "$size_mib" 25 "$seconds" &
 wl=$!
 
-printf '%5s %9s %9s %9s %13s %11s %11s %9s\n' t used_MiB rss_MiB swap_MiB \
-	zram_orig/cmp reclaim_MiB tried_MiB kdamond%
-t=0 peak_used=0 peak_swap=0 kd_ticks0= kd_pid= cpu_sum=0 cpu_n=0
-prev_ticks=-
+printf '%6s %9s %8s %9s %14s %12s %10s %9s\n' time used_MiB rss_MiB swap_MiB \
+	zram_orig/cmp reclaimed_MiB tried_MiB kdamond%
+now_us; start_us=$R
+peak_used=0 peak_swap=0 kd_pid= cpu_sum_ticks=0 cpu_us=0
+prev_ticks=- prev_us=$start_us
 while kill -0 "$wl" 2>/dev/null; do
 	sleep 1
-	t=$((t + 1))
-	used=$(($(meminfo MemTotal) - $(meminfo MemAvailable)))
+	now_us; t_us=$R
+	read_meminfo
+	used=$((MEM[MemTotal] - MEM[MemAvailable]))
 	((used > peak_used)) && peak_used=$used
-	rss=$(awk '/^VmRSS:/ { printf "%d\n", $2 * 1024 }' "/proc/$wl/status" 2>/dev/null)
-	swap=$(($(meminfo SwapTotal) - $(meminfo SwapFree)))
+	swap=$((MEM[SwapTotal] - MEM[SwapFree]))
 	((swap > peak_swap)) && peak_swap=$swap
+	rss=-
+	{ while read -r k v _; do
+		[[ $k == VmRSS: ]] && rss=$((v * 1024))
+	done < "/proc/$wl/status"; } 2>/dev/null
 	zram=-
 	if [[ -r /sys/block/zram0/mm_stat ]]; then
 		read -r orig compr _ < /sys/block/zram0/mm_stat
-		zram="$(mib "$orig")/$(mib "$compr")"
+		zram="$((orig / 1048576))/$((compr / 1048576))"
 	fi
 	[[ -n $kd_pid ]] || kd_pid=$(kdamond_pid)
-	ticks=$(cpu_ticks "$kd_pid")
+	cpu_ticks "$kd_pid"; ticks=$R
 	cpu=-
-	if [[ $ticks != - && $prev_ticks != - && $ticks -ge $prev_ticks ]]; then
-		cpu=$(((ticks - prev_ticks) * 100 / hz))
-		cpu_sum=$((cpu_sum + cpu))
-		cpu_n=$((cpu_n + 1))
+	if [[ $ticks != - && $prev_ticks != - ]] && ((ticks >= prev_ticks)); then
+		cpu=$(((ticks - prev_ticks) * 100000000 / hz / (t_us - prev_us)))
+		cpu_sum_ticks=$((cpu_sum_ticks + ticks - prev_ticks))
+		cpu_us=$((cpu_us + t_us - prev_us))
 	fi
-	[[ -z $kd_ticks0 && $ticks != - ]] && kd_ticks0=$ticks
-	prev_ticks=$ticks
-	printf '%5s %9s %9s %9s %13s %11s %11s %9s\n' "${t}s" "$(mib "$used")" \
-		"$(mib "${rss:--}")" "$(mib "$swap")" "$zram" \
-		"$(mib "$(param bytes_reclaimed_regions)")" \
-		"$(mib "$(param bytes_reclaim_tried_regions)")" "$cpu"
+	prev_ticks=$ticks prev_us=$t_us
+	to_mib "$rss"; rss_m=$R
+	read_param bytes_reclaimed_regions; to_mib "$R"; recl_m=$R
+	read_param bytes_reclaim_tried_regions; to_mib "$R"; tried_m=$R
+	printf '%5ds %9d %8s %9d %14s %12s %10s %9s\n' \
+		$(((t_us - start_us) / 1000000)) $((used / 1048576)) "$rss_m" \
+		$((swap / 1048576)) "$zram" "$recl_m" "$tried_m" "$cpu"
 done
 wait "$wl"
 rc=$?
 
+read_meminfo
 echo
 echo "=== demo summary ==="
-echo "workload:            $size_mib MiB, 25% hot, ${seconds}s; $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
-echo "peak memory used:    $(mib "$peak_used") MiB (MemTotal - MemAvailable)"
-echo "memory used now:     $(mib $(($(meminfo MemTotal) - $(meminfo MemAvailable)))) MiB"
-echo "swap used:           $(mib "$peak_swap") MiB at peak, $(mib $(($(meminfo SwapTotal) - $(meminfo SwapFree)))) MiB now"
+echo "workload:          $size_mib MiB, 25% hot, ${seconds}s: $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
+echo "memory in use:     $((peak_used / 1048576)) MiB at peak, $(((MEM[MemTotal] - MEM[MemAvailable]) / 1048576)) MiB at the end (MemTotal - MemAvailable)"
+echo "swap (zram) used:  $((peak_swap / 1048576)) MiB at peak, $(((MEM[SwapTotal] - MEM[SwapFree]) / 1048576)) MiB at the end"
 if [[ -r /sys/block/zram0/mm_stat ]]; then
 	read -r orig compr used_total _ < /sys/block/zram0/mm_stat
-	echo "zram now:            $(mib "$orig") MiB stored in $(mib "$used_total") MiB"
+	echo "zram at the end:   $((orig / 1048576)) MiB stored in $((used_total / 1048576)) MiB"
 fi
-echo "DAMON_RECLAIM:       reclaimed $(mib "$(param bytes_reclaimed_regions)") MiB of $(mib "$(param bytes_reclaim_tried_regions)") MiB tried, quota exceeded $(param nr_quota_exceeds) times"
-if ((cpu_n)); then
-	echo "kdamond CPU:         $((cpu_sum / cpu_n))% on average over ${cpu_n}s"
+if [[ -d $params ]]; then
+	read_param bytes_reclaimed_regions; to_mib "$R"; recl_m=$R
+	read_param bytes_reclaim_tried_regions; to_mib "$R"; tried_m=$R
+	read_param nr_quota_exceeds; qx=$R
+	echo "DAMON_RECLAIM:     reclaimed $recl_m MiB of $tried_m MiB tried; quota exceeded $qx times"
 else
-	echo "kdamond CPU:         - (no kdamond seen)"
+	echo "DAMON_RECLAIM:     not in this kernel"
+fi
+if ((cpu_us)); then
+	echo "kdamond CPU:       $((cpu_sum_ticks * 100000000 / hz / cpu_us))% of one CPU on average over $((cpu_us / 1000000)) s"
+else
+	echo "kdamond CPU:       - (no kdamond seen)"
 fi
 exit $rc
