@@ -174,24 +174,25 @@ run_hotcold() {
 # redis-server with WSS of 4000-byte values, hot_pct of the keys read by
 # redis-benchmark for the measured phase, in rounds of about 10 s.
 run_redis() {
-	local value_bytes=4000 per_key nr_keys nr_hot port=6390 srv
+	# A Unix socket: the guest kernels have no IPv4/IPv6.
+	local value_bytes=4000 per_key nr_keys nr_hot sock=/tmp/redis.sock srv
 	local end t0 t1 reqs=0 total_s=0 n rps status=FAIL
 	per_key=$((value_bytes + 300))
 	nr_keys=$((wss_mib * 1048576 / per_key))
 	nr_hot=$((nr_keys * hot_pct / 100))
 	((nr_hot > 0)) || nr_hot=1
-	in_cgroup redis-server --port $port --bind 127.0.0.1 --save '' \
-		--appendonly no --dir /tmp --protected-mode no \
+	in_cgroup redis-server --port 0 --unixsocket $sock --unixsocketperm 700 \
+		--save '' --appendonly no --dir /tmp \
 		> "$out/redis-server.log" 2>&1 &
 	srv=$!
 	for n in $(seq 100); do
-		redis-cli -p $port ping > /dev/null 2>&1 && break
+		redis-cli -s $sock ping > /dev/null 2>&1 && break
 		sleep 0.2
 	done
 	say "loading $nr_keys keys of $value_bytes bytes ($nr_hot hot)"
 	"$bin/kvload" "$nr_keys" "$value_bytes" |
-		in_cgroup redis-cli -p $port --pipe >> "$out/workload.log" 2>&1
-	echo "redis: $(redis-cli -p $port info memory | grep -E '^used_memory_human')" |
+		in_cgroup redis-cli -s $sock --pipe >> "$out/workload.log" 2>&1
+	echo "redis: $(redis-cli -s $sock info memory | grep -E '^used_memory_human')" |
 		tee -a "$out/workload.log"
 	next_phase
 	end=$(($(date +%s) + seconds))
@@ -199,7 +200,7 @@ run_redis() {
 		# Short rounds, so the measured phase ends on time.
 		n=20000
 		t0=$(date +%s.%N)
-		in_cgroup redis-benchmark -p $port -t get -r "$nr_hot" -n "$n" \
+		in_cgroup redis-benchmark -s $sock -t get -r "$nr_hot" -n "$n" \
 			-c 8 -P 16 -q --csv \
 			>> "$out/workload.log" 2>&1
 		t1=$(date +%s.%N)
@@ -212,11 +213,11 @@ run_redis() {
 	result throughput_unit "GET requests/s"
 	say "redis: $reqs GETs in ${total_s}s: $(printf '%.0f' "$rps")/s"
 	# Nothing lost: every key is still there.
-	n=$(redis-cli -p $port dbsize)
+	n=$(redis-cli -s $sock dbsize)
 	[[ $n == "$nr_keys" ]] && status=PASS
 	say "redis: dbsize $n of $nr_keys: $status"
 	result workload_check "$status"
-	redis-cli -p $port shutdown nosave > /dev/null 2>&1
+	redis-cli -s $sock shutdown nosave > /dev/null 2>&1
 	wait "$srv" 2>/dev/null
 }
 
