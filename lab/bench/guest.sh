@@ -67,9 +67,14 @@ monitored_bytes() {
 		echo $((e - s))
 		return
 	fi
-	grep 'System RAM' /proc/iomem | sed 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\).*/\1 \2/' |
-		while read -r s e; do echo $((16#$e - 16#$s + 1)); done |
-		awk '{ t += $1 } END { print t + 0 }'
+	# Bash arithmetic: mawk prints sums over 2^31 in exponent form.
+	local total=0 range
+	while read -r range _; do
+		s=${range%-*}
+		e=${range#*-}
+		total=$((total + 16#$e - 16#$s + 1))
+	done < <(grep 'System RAM' /proc/iomem | sed 's/^ *//')
+	echo "$total"
 }
 
 start_damon_reclaim() {
