@@ -7,8 +7,9 @@
  */
 
 #include <kunit/test.h>
-#include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
@@ -994,6 +995,67 @@ static void damos_test_all_inactive(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, none->wmarks.activated);
 }
 
+/* === With kdamond === */
+
+/* Short intervals so that a fraction of a second sees many aggregations. */
+static void damos_test_fast_attrs(struct damon_ctx *ctx)
+{
+	ctx->attrs.sample_interval = 1000;
+	ctx->attrs.aggr_interval = 10000;
+}
+
+static void damos_test_kdamond_applies(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos *s;
+
+	damos_test_fast_attrs(ctx);
+	damos_test_target(test, ctx, 0, 4, SZ_64K);
+	s = damos_test_scheme(test, ctx, DAMOS_STAT, NULL);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	msleep(100);
+	KUNIT_ASSERT_EQ(test, damon_stop(ctx), 0);
+
+	KUNIT_EXPECT_GT(test, damon_fake_ops_nr_samples(), 0UL);
+	KUNIT_EXPECT_GT(test, s->stat.nr_tried, 0UL);
+	/* Every aggregation tries all 256 KiB, however the regions adapt. */
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried % (4 * SZ_64K), 0UL);
+	KUNIT_EXPECT_GT(test, s->stat.sz_tried, 0UL);
+}
+
+/*
+ * With its only scheme held inactive by watermarks checked every 10 s,
+ * kdamond takes no sample, and still stops at once.
+ */
+static void damos_test_kdamond_sleeps_while_inactive(struct kunit *test)
+{
+	struct damos_watermarks never = {
+		.metric = DAMOS_WMARK_FREE_MEM_RATE,
+		.interval_us = 10 * USEC_PER_SEC,
+		.high = 1000,
+		.mid = 1000,
+		.low = 1000,
+	};
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos *s;
+	ktime_t start;
+
+	damos_test_fast_attrs(ctx);
+	damos_test_target(test, ctx, 0, 4, SZ_64K);
+	s = damos_new_scheme(&damos_test_any, DAMOS_STAT, 0, NULL, &never);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	damon_add_scheme(ctx, s);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	msleep(100);
+	start = ktime_get();
+	KUNIT_ASSERT_EQ(test, damon_stop(ctx), 0);
+
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), start), 1000LL);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_samples(), 0UL);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 0UL);
+	KUNIT_EXPECT_FALSE(test, s->wmarks.activated);
+}
+
 /* === Commit === */
 
 static struct damon_ctx *damos_test_src_ctx(struct kunit *test,
@@ -1145,6 +1207,8 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),
 	KUNIT_CASE(damos_test_all_inactive),
+	KUNIT_CASE(damos_test_kdamond_applies),
+	KUNIT_CASE(damos_test_kdamond_sleeps_while_inactive),
 	KUNIT_CASE(damos_test_commit_keeps_state),
 	KUNIT_CASE(damos_test_commit_failure_changes_nothing),
 	{}
