@@ -214,11 +214,27 @@ static int damon_modules_apply(struct damon_modules_runner *r)
 	return err;
 }
 
+/*
+ * Forgets the regions of a previous run: their ages say nothing about what
+ * happened while the module was off, and trusting them would page out
+ * memory that is not cold.
+ */
+static void damon_modules_forget_regions(struct damon_ctx *ctx)
+{
+	struct damon_target *t, *next;
+
+	/* Reaps a kdamond that stopped by itself, so nobody else uses ctx. */
+	damon_stop(ctx);
+	damon_for_each_target_safe(t, next, ctx)
+		damon_destroy_target(t);
+}
+
 static int damon_modules_start(struct damon_modules_runner *r)
 {
 	int err;
 
 	lockdep_assert_held(&r->lock);
+	damon_modules_forget_regions(r->ctx);
 	err = damon_modules_apply(r);
 	if (err)
 		return err;

@@ -37,6 +37,25 @@ for round in 1 2 3; do
 	check_consistent "round $round, disabled twice"
 done
 
+# A new run learns ages afresh: memory that looked cold in an earlier run
+# is not paged out before it has been seen unaccessed for min_age again.
+set_params min_age=4000000 quota_ms=0 wmarks_high=1000 wmarks_mid=999 \
+	wmarks_low=0 wmarks_interval=100000
+base=$(rd bytes_reclaim_tried_regions)
+expect_accept enabled Y
+if wait_for 60 param_ge bytes_reclaim_tried_regions $((base + 1)); then
+	expect_accept enabled N
+	base=$(rd bytes_reclaim_tried_regions)
+	expect_accept enabled Y
+	sleep 2
+	expect_value bytes_reclaim_tried_regions "$base" \
+		"2 s into a new run with min_age 4 s"
+else
+	fail "nothing unaccessed for 4 s within 60 s"
+fi
+expect_accept enabled N
+write_defaults
+
 # The other spellings a bool parameter takes.
 for on_off in "1 0" "y n" "on off"; do
 	set -- $on_off
