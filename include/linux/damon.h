@@ -155,7 +155,8 @@ struct damos_quota_goal {
  * @goals:		Auto-tuning goals (struct damos_quota_goal).
  * @esz:		Effective size quota of the current window, in bytes:
  *			the stricter of @sz, the byte budget @ms buys at the
- *			measured throughput, and the auto-tuned quota.
+ *			measured throughput, and the auto-tuned quota; 0
+ *			while no quota is set.
  * @charged_sz:		Bytes charged in the current window.
  * @charged_from:	Jiffies at which the current window started.
  * @charge_target_from:	Target where the last window ran out of quota.
