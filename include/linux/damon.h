@@ -153,23 +153,9 @@ struct damos_quota_goal {
  * @weight_nr_accesses:	Weight of access frequency in the priority score.
  * @weight_age:		Weight of age in the priority score.
  * @goals:		Auto-tuning goals (struct damos_quota_goal).
- * @esz:		Effective size quota of the current window, in bytes:
- *			the stricter of @sz, the byte budget @ms buys at the
- *			measured throughput, and the auto-tuned quota; 0
- *			while no quota is set.
- * @charged_sz:		Bytes charged in the current window.
- * @charged_from:	Jiffies at which the current window started.
- * @charge_target_from:	Target where the last window ran out of quota.
- * @charge_addr_from:	Address where the last window ran out of quota; the
- *			next window starts there.
- * @min_score:		Lowest priority score acted on in the current window.
- * @total_charged_sz:	Bytes charged over all windows, for throughput.
- * @total_charged_ns:	Nanoseconds spent acting over all windows.
- * @esz_bp:		Auto-tuned quota, in bytes times 10,000.
- * @nr_exceeded:	Windows in which the quota ran out.
  *
- * The fields from @esz on are maintained by the DAMOS engine; a commit keeps
- * them so that changing parameters does not reset the charge state.
+ * The private fields are maintained by the DAMOS engine; a commit keeps them
+ * so that changing parameters does not reset the charge state.
  */
 struct damos_quota {
 	unsigned long ms;
@@ -181,15 +167,27 @@ struct damos_quota {
 	struct list_head goals;
 
 	/* private: maintained by the DAMOS engine */
+	/*
+	 * Effective size quota of the current window, in bytes: the stricter
+	 * of @sz, the byte budget @ms buys at the measured throughput, and
+	 * the auto-tuned quota; 0 while no quota is set.
+	 */
 	unsigned long esz;
+	/* Bytes charged in the current window. */
 	unsigned long charged_sz;
+	/* Jiffies at which the current window started. */
 	unsigned long charged_from;
+	/* Where the last window ran out of quota; the next starts there. */
 	struct damon_target *charge_target_from;
 	unsigned long charge_addr_from;
+	/* Lowest priority score acted on in the current window. */
 	unsigned int min_score;
+	/* Bytes charged and nanoseconds spent acting, for throughput. */
 	unsigned long total_charged_sz;
 	u64 total_charged_ns;
+	/* Auto-tuned quota, in bytes times 10,000. */
 	u64 esz_bp;
+	/* Windows in which the quota ran out. */
 	unsigned long nr_exceeded;
 };
 
@@ -213,9 +211,6 @@ enum damos_wmark_metric {
  * @high:	Above this the scheme is inactive.
  * @mid:	At or below this (and above @low) the scheme becomes active.
  * @low:	At or below this the scheme is inactive.
- * @activated:	Whether the scheme is active now; private to the engine.
- * @next_check_us: Monitoring time at which the metric is checked next;
- *		private to the engine.
  *
  * Between @mid and @high the scheme keeps its previous state, so that it
  * does not flap around a single mark.  Requires @high >= @mid >= @low.
@@ -228,7 +223,9 @@ struct damos_watermarks {
 	unsigned long low;
 
 	/* private: maintained by the DAMOS engine */
+	/* Whether the scheme is active now. */
 	bool activated;
+	/* Monitoring time at which the metric is checked next. */
 	u64 next_check_us;
 };
 
@@ -285,8 +282,6 @@ struct damos_stat {
  * @wmarks:		When it is active.
  * @filters:		Per-folio filters (struct damos_filter).
  * @stat:		What it did.
- * @next_apply_us:	Monitoring time of the next application; private.
- * @list:		Entry in &damon_ctx.schemes.
  */
 struct damos {
 	struct damos_access_pattern pattern;
@@ -298,7 +293,9 @@ struct damos {
 	struct damos_stat stat;
 
 	/* private: maintained by the DAMOS engine */
+	/* Monitoring time of the next application. */
 	u64 next_apply_us;
+	/* Entry in &damon_ctx.schemes. */
 	struct list_head list;
 };
 
