@@ -1159,6 +1159,58 @@ static void damos_test_commit_keeps_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, second->stat.nr_tried, 0UL);
 }
 
+/* Goals staying at their position and metric keep their measurement. */
+static void damos_test_commit_goals(struct kunit *test)
+{
+	struct damon_ctx *dst = damos_test_src_ctx(test, 1, SZ_1M);
+	struct damon_ctx *src = damos_test_src_ctx(test, 1, SZ_1M);
+	struct damos *d = list_first_entry(&dst->schemes, struct damos, list);
+	struct damos *s = list_first_entry(&src->schemes, struct damos, list);
+	static const enum damos_quota_goal_metric dst_metrics[] = {
+		DAMOS_QUOTA_SOME_MEM_PSI_US, DAMOS_QUOTA_SOME_MEM_PSI_US,
+	};
+	static const enum damos_quota_goal_metric src_metrics[] = {
+		DAMOS_QUOTA_SOME_MEM_PSI_US, DAMOS_QUOTA_USER_INPUT,
+		DAMOS_QUOTA_SOME_MEM_PSI_US,
+	};
+	struct damos_quota_goal *g;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dst_metrics); i++) {
+		g = damos_new_quota_goal(dst_metrics[i], 1);
+		KUNIT_ASSERT_NOT_NULL(test, g);
+		g->last_psi_total = 1000 + i;
+		g->current_value = 2000 + i;
+		damos_add_quota_goal(&d->quota, g);
+	}
+	for (i = 0; i < ARRAY_SIZE(src_metrics); i++) {
+		g = damos_new_quota_goal(src_metrics[i], 10 + i);
+		KUNIT_ASSERT_NOT_NULL(test, g);
+		g->last_psi_total = 3000 + i;
+		g->current_value = 4000 + i;
+		damos_add_quota_goal(&s->quota, g);
+	}
+
+	KUNIT_ASSERT_EQ(test, damos_commit_schemes(dst, src), 0);
+	KUNIT_ASSERT_EQ(test, list_count_nodes(&d->quota.goals), 3UL);
+	g = list_first_entry(&d->quota.goals, struct damos_quota_goal, list);
+	KUNIT_EXPECT_EQ(test, g->metric, DAMOS_QUOTA_SOME_MEM_PSI_US);
+	KUNIT_EXPECT_EQ(test, g->target_value, 10UL);
+	KUNIT_EXPECT_EQ(test, g->last_psi_total, 1000ULL);
+	KUNIT_EXPECT_EQ(test, g->current_value, 2000UL);
+	/* The user's input comes from src even at a kept position. */
+	g = list_next_entry(g, list);
+	KUNIT_EXPECT_EQ(test, g->metric, DAMOS_QUOTA_USER_INPUT);
+	KUNIT_EXPECT_EQ(test, g->target_value, 11UL);
+	KUNIT_EXPECT_EQ(test, g->current_value, 4001UL);
+	/* A new PSI goal starts measuring from now, not from src's state. */
+	g = list_next_entry(g, list);
+	KUNIT_EXPECT_EQ(test, g->target_value, 12UL);
+	KUNIT_EXPECT_NE(test, g->last_psi_total, 3002ULL);
+	/* src is untouched. */
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&s->quota.goals), 3UL);
+}
+
 static void damos_test_commit_failure_changes_nothing(struct kunit *test)
 {
 	struct damon_ctx *dst = damos_test_src_ctx(test, 2, SZ_1M);
@@ -1210,6 +1262,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_kdamond_applies),
 	KUNIT_CASE(damos_test_kdamond_sleeps_while_inactive),
 	KUNIT_CASE(damos_test_commit_keeps_state),
+	KUNIT_CASE(damos_test_commit_goals),
 	KUNIT_CASE(damos_test_commit_failure_changes_nothing),
 	{}
 };
