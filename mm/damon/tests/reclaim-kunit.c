@@ -331,6 +331,34 @@ static void damon_modules_test_refused_enable_and_commit(struct kunit *test)
 	damon_destroy_ctx(ctx);
 }
 
+static void damon_modules_test_start_forgets_regions(struct kunit *test)
+{
+	struct damon_modules_runner *r = kunit_kzalloc(test, sizeof(*r),
+						       GFP_KERNEL);
+	struct damon_ctx *ctx = damon_new_ctx();
+	struct damon_target *t = damon_new_target();
+	struct damon_region *region = damon_new_region(0, PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	/* What a previous run left: an old, unaccessed region. */
+	region->age = 1000;
+	damon_add_region(region, t);
+	damon_add_target(ctx, t);
+	mutex_init(&r->lock);
+	r->name = "test";
+	r->build_ctx = damon_modules_test_build_refused;
+	KUNIT_EXPECT_EQ(test, damon_modules_runner_init(r, ctx), 0);
+	KUNIT_EXPECT_FALSE(test, list_empty(&ctx->targets));
+
+	/* Starting drops it before building, even if building fails. */
+	KUNIT_EXPECT_EQ(test, damon_modules_set_enabled(r, true), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->targets));
+	damon_destroy_ctx(ctx);
+}
+
 static void damon_modules_test_no_ctx(struct kunit *test)
 {
 	struct damon_modules_runner *r = kunit_kzalloc(test, sizeof(*r),
@@ -512,6 +540,7 @@ static struct kunit_case damon_reclaim_test_cases[] = {
 	KUNIT_CASE(damon_modules_test_boot_enable_remembered),
 	KUNIT_CASE(damon_modules_test_boot_refused_stays_off),
 	KUNIT_CASE(damon_modules_test_refused_enable_and_commit),
+	KUNIT_CASE(damon_modules_test_start_forgets_regions),
 	KUNIT_CASE(damon_modules_test_no_ctx),
 	KUNIT_CASE(damon_reclaim_test_check_inputs),
 	KUNIT_CASE(damon_reclaim_test_default_scheme),
