@@ -422,23 +422,24 @@ unsigned int damos_generic_score(const struct damon_ctx *ctx,
 {
 	const struct damos_quota *q = &s->quota;
 	unsigned int max_nr = damon_max_nr_accesses(&ctx->attrs);
-	u64 sz_score, cold_score, age_score, sum, weights;
+	unsigned int sz_score, cold_score = DAMOS_MAX_SCORE, age_score;
+	u64 sum, weights;
 
 	weights = (u64)q->weight_sz + q->weight_nr_accesses + q->weight_age;
 	if (!weights)
 		return 0;
 
 	sz_score = damos_log2_score(damon_region_sz(r), BITS_PER_LONG - 1);
-	if (!max_nr)
-		cold_score = DAMOS_MAX_SCORE;
-	else
-		cold_score = (u64)(max_nr - min(r->nr_accesses, max_nr)) *
-			DAMOS_MAX_SCORE / max_nr;
+	if (max_nr)
+		cold_score = div_u64((u64)DAMOS_MAX_SCORE *
+				     (max_nr - min(r->nr_accesses, max_nr)),
+				     max_nr);
 	age_score = damos_log2_score((u64)r->age + 1, 31) * cold_score /
 		DAMOS_MAX_SCORE;
 
-	sum = sz_score * q->weight_sz + cold_score * q->weight_nr_accesses +
-		age_score * q->weight_age;
+	sum = (u64)sz_score * q->weight_sz +
+		(u64)cold_score * q->weight_nr_accesses +
+		(u64)age_score * q->weight_age;
 	return div64_u64(sum, weights);
 }
 

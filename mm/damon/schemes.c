@@ -522,7 +522,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			return true;
 		}
 		damon_split_region_at(t, r, sz);
-		/* No memory for the split: stop here as if the quota ran out. */
+		/* No memory to split: stop as if the quota ran out. */
 		if (damon_region_sz(r) != sz) {
 			damos_quota_out(s, t, r->ar.start);
 			return true;

@@ -571,9 +571,10 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 	for (w = 0; w < 20; w++) {
 		before = s->stat.sz_tried;
 		damos_apply_schemes(ctx);
-		/* A second aggregation in the same window finds nothing left. */
+		/* Another aggregation in the same window finds nothing left. */
 		damos_apply_schemes(ctx);
-		KUNIT_EXPECT_EQ(test, s->stat.sz_tried - before, 24 * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, s->stat.sz_tried - before,
+				24 * PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 24 * PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, (unsigned long)w + 1);
 		KUNIT_EXPECT_EQ(test, s->quota.nr_exceeded,
