@@ -7,6 +7,7 @@
 #define _MM_DAMON_INTERNAL_H
 
 #include <linux/damon.h>
+#include <linux/overflow.h>
 
 /* === regions.c: region bookkeeping and the adaptive algorithm === */
 
@@ -78,6 +79,16 @@ u64 damos_mul_div(u64 a, u64 b, u64 c);
 u64 damos_now_ns(void);
 unsigned long damos_now_jiffies(void);
 void damos_set_test_clock(u64 (*clock_ns)(void));
+
+/* @now_us + @delta_us, saturated: a huge interval means "not again". */
+static inline u64 damos_deadline_us(u64 now_us, unsigned long delta_us)
+{
+	u64 deadline_us;
+
+	if (check_add_overflow(now_us, (u64)delta_us, &deadline_us))
+		return U64_MAX;
+	return deadline_us;
+}
 
 /* The pure watermark decision, and whether a scheme may act now. */
 bool damos_wmarks_decide(const struct damos_watermarks *wm,

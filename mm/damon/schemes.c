@@ -346,8 +346,9 @@ static void damos_take_settings(struct damos *s, struct damos *src,
 	s->wmarks.mid = src->wmarks.mid;
 	s->wmarks.low = src->wmarks.low;
 	/* A shortened interval should not wait for the old one to end. */
-	if (s->wmarks.next_check_us > now_us + s->wmarks.interval_us)
-		s->wmarks.next_check_us = now_us + s->wmarks.interval_us;
+	s->wmarks.next_check_us = min(s->wmarks.next_check_us,
+				      damos_deadline_us(now_us,
+							s->wmarks.interval_us));
 }
 
 /**
@@ -647,9 +648,11 @@ static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
 	if (ctx->now_us < s->next_apply_us)
 		return false;
 	/* Keep the average period even if aggregations do not divide it. */
-	s->next_apply_us += s->apply_interval_us;
+	s->next_apply_us = damos_deadline_us(s->next_apply_us,
+					     s->apply_interval_us);
 	if (s->next_apply_us <= ctx->now_us)
-		s->next_apply_us = ctx->now_us + s->apply_interval_us;
+		s->next_apply_us = damos_deadline_us(ctx->now_us,
+						     s->apply_interval_us);
 	return true;
 }
 

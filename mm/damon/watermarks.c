@@ -82,7 +82,7 @@ static void damos_check_wmarks(const struct damon_ctx *ctx, struct damos *s)
 	}
 	if (ctx->now_us < wm->next_check_us)
 		return;
-	wm->next_check_us = ctx->now_us + wm->interval_us;
+	wm->next_check_us = damos_deadline_us(ctx->now_us, wm->interval_us);
 	metric = damos_wmark_metric_value(wm->metric);
 	wm->activated = damos_wmarks_decide(wm, metric, wm->activated);
 }

@@ -908,6 +908,16 @@ static void damos_test_apply_interval(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, s->stat.nr_tried, steps[i].nr_tried,
 				    "at %llu us", steps[i].now_us);
 	}
+
+	/* A huge interval saturates: applied once more, then never. */
+	s->apply_interval_us = ULONG_MAX;
+	ctx->now_us = 2000000;
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 6UL);
+	KUNIT_EXPECT_EQ(test, s->next_apply_us, U64_MAX);
+	ctx->now_us = U64_MAX - 1;
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 6UL);
 }
 
 /* === Watermarks === */
@@ -994,6 +1004,18 @@ static void damos_test_all_inactive(struct kunit *test)
 	none = damos_test_scheme(test, ctx, DAMOS_STAT, NULL);
 	KUNIT_EXPECT_FALSE(test, damos_all_inactive(ctx));
 	KUNIT_EXPECT_TRUE(test, none->wmarks.activated);
+	damon_destroy_scheme(none);
+
+	/* A huge check interval saturates: checked once more, then never. */
+	s->wmarks.interval_us = ULONG_MAX;
+	ctx->now_us = 4000;
+	KUNIT_EXPECT_TRUE(test, damos_all_inactive(ctx));
+	KUNIT_EXPECT_EQ(test, s->wmarks.next_check_us, U64_MAX);
+	KUNIT_EXPECT_EQ(test, damos_wmarks_sleep_us(ctx),
+			(unsigned long)min_t(u64, U64_MAX - 4000, ULONG_MAX));
+	s->wmarks.low = 0;
+	ctx->now_us = U64_MAX - 1;
+	KUNIT_EXPECT_TRUE(test, damos_all_inactive(ctx));
 }
 
 /* === With kdamond === */
