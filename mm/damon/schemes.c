@@ -444,42 +444,77 @@ static unsigned int damos_score(struct damon_ctx *ctx, struct damon_target *t,
 	return clamp(score, 0, DAMOS_MAX_SCORE);
 }
 
-/* Whether @r is to be acted on in this application of @s. */
-static bool damos_region_eligible(struct damon_ctx *ctx,
-				  struct damon_target *t,
-				  struct damon_region *r, struct damos *s,
-				  bool limited)
-{
-	if (!damos_pattern_matches(ctx, r, s))
-		return false;
-	if (!limited || !s->quota.min_score)
-		return true;
-	return damos_score(ctx, t, r, s) >= s->quota.min_score;
-}
+/*
+ * State of one application of a scheme.  When the quota cannot cover every
+ * matching region, regions are told apart by score: those above the score
+ * threshold fit in the quota together, so quota is held back for the ones
+ * not reached yet and regions at the threshold only get what is left over.
+ * That way the walk may start anywhere (to resume) and still act on the
+ * highest scores first.
+ */
+struct damos_walk {
+	struct damos *s;
+	bool limited;		/* the quota limits this application */
+	bool scored;		/* regions are told apart by score */
+	unsigned long hi_left;	/* bytes above the threshold not acted on */
+};
 
 /* One pass over the regions, one over the score buckets: no sorting. */
-static unsigned int damos_find_min_score(struct damon_ctx *ctx,
-					 struct damos *s,
-					 unsigned long quota_bytes)
+static void damos_walk_prepare(struct damon_ctx *ctx, struct damos_walk *w)
 {
 	unsigned long hist_bytes[DAMOS_MAX_SCORE + 1] = {};
+	struct damos_quota *q = &w->s->quota;
+	unsigned long left = q->esz - q->charged_sz;
 	unsigned long total = 0, sz;
 	struct damon_target *t;
 	struct damon_region *r;
+	unsigned int score;
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
-			if (!damos_pattern_matches(ctx, r, s))
+			if (!damos_pattern_matches(ctx, r, w->s))
 				continue;
 			sz = damon_region_sz(r);
-			hist_bytes[damos_score(ctx, t, r, s)] += sz;
+			hist_bytes[damos_score(ctx, t, r, w->s)] += sz;
 			total += sz;
 		}
 	}
 	/* Sums of region sizes of one address space cannot overflow. */
-	if (total <= quota_bytes)
+	if (total <= left)
+		return;
+	w->scored = true;
+	q->min_score = damos_quota_min_score(hist_bytes, left);
+	for (score = q->min_score + 1; score <= DAMOS_MAX_SCORE; score++)
+		w->hi_left += hist_bytes[score];
+}
+
+/*
+ * Bytes of @r the walk may act on now: 0 if it is not eligible, or if it
+ * is at the threshold and the rest of the quota is held for higher scores.
+ */
+static unsigned long damos_walk_budget(struct damon_ctx *ctx,
+				       struct damon_target *t,
+				       struct damon_region *r,
+				       struct damos_walk *w, bool *above)
+{
+	struct damos_quota *q = &w->s->quota;
+	unsigned long left = q->esz - q->charged_sz;
+	unsigned int score;
+
+	*above = false;
+	if (!damos_pattern_matches(ctx, r, w->s))
 		return 0;
-	return damos_quota_min_score(hist_bytes, quota_bytes);
+	if (!w->limited)
+		return ULONG_MAX;
+	if (!w->scored)
+		return left;
+	score = damos_score(ctx, t, r, w->s);
+	if (score < q->min_score)
+		return 0;
+	*above = score > q->min_score;
+	if (*above)
+		return left;
+	return left > w->hi_left ? left - w->hi_left : 0;
 }
 
 static void damos_update_stat(struct damos *s, unsigned long sz_tried,
@@ -504,24 +539,24 @@ static void damos_quota_out(struct damos *s, struct damon_target *t,
 }
 
 /*
- * Acts on @r, first cutting it at the quota boundary if the quota cannot
- * cover all of it.  Returns true when the quota ran out.
+ * Acts on at most @budget bytes of @r, cutting it there (aligned) if it is
+ * bigger.  Returns true when the quota ran out.
  */
 static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
-		      struct damon_region *r, struct damos *s, bool limited)
+		      struct damon_region *r, struct damos_walk *w,
+		      unsigned long budget, bool above)
 {
 	unsigned long align = max(ctx->min_region_sz, 1UL);
+	struct damos *s = w->s;
 	struct damos_quota *q = &s->quota;
 	unsigned long sz = damon_region_sz(r);
 	unsigned long applied = 0;
 	u64 start_ns;
 
-	if (limited && sz > q->esz - q->charged_sz) {
-		sz = ALIGN_DOWN(q->esz - q->charged_sz, align);
-		if (!sz) {
-			damos_quota_out(s, t, r->ar.start);
-			return true;
-		}
+	if (sz > budget) {
+		sz = ALIGN_DOWN(budget, align);
+		if (!sz)
+			return false;
 		damon_split_region_at(t, r, sz);
 		/* No memory to split: stop as if the quota ran out. */
 		if (damon_region_sz(r) != sz) {
@@ -538,9 +573,11 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	}
 	damos_update_stat(s, sz, applied);
 
-	if (!limited)
+	if (!w->limited)
 		return false;
 	q->charged_sz += sz;
+	if (above)
+		w->hi_left -= min(w->hi_left, sz);
 	if (q->esz - q->charged_sz >= align)
 		return false;
 	damos_quota_out(s, t, r->ar.end);
@@ -548,17 +585,18 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 }
 
 /*
- * Applies @s to the regions of @t within [@from, @to).  A region that
- * straddles @from and is eligible is split there so that only the part at
- * and after @from is acted on.  Returns true when the quota ran out.
+ * Applies the scheme to the regions of @t within [@from, @to).  A region
+ * that straddles @from and is eligible is split there so that only the part
+ * at and after @from is acted on.  Returns true when the quota ran out.
  */
 static bool damos_walk_target(struct damon_ctx *ctx, struct damon_target *t,
-			      struct damos *s, bool limited,
-			      unsigned long from, unsigned long to)
+			      struct damos_walk *w, unsigned long from,
+			      unsigned long to)
 {
 	unsigned long align = max(ctx->min_region_sz, 1UL);
+	unsigned long budget, sz_left;
 	struct damon_region *r;
-	unsigned long sz_left;
+	bool above;
 
 	/* Splits insert after @r, so the plain iterator visits the new part. */
 	damon_for_each_region(r, t) {
@@ -566,7 +604,8 @@ static bool damos_walk_target(struct damon_ctx *ctx, struct damon_target *t,
 			continue;
 		if (r->ar.end > to)
 			break;
-		if (!damos_region_eligible(ctx, t, r, s, limited))
+		budget = damos_walk_budget(ctx, t, r, w, &above);
+		if (budget < align)
 			continue;
 		if (r->ar.start < from) {
 			sz_left = ALIGN_DOWN(from - r->ar.start, align);
@@ -576,7 +615,7 @@ static bool damos_walk_target(struct damon_ctx *ctx, struct damon_target *t,
 				r = list_next_entry(r, list);
 			}
 		}
-		if (damos_act(ctx, t, r, s, limited))
+		if (damos_act(ctx, t, r, w, budget, above))
 			return true;
 	}
 	return false;
@@ -604,31 +643,29 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 {
 	unsigned long align = max(ctx->min_region_sz, 1UL);
 	struct damos_quota *q = &s->quota;
+	struct damos_walk w = { .s = s };
 	struct damon_target *first, *t;
 	unsigned long resume_addr = 0, from;
-	bool limited;
 
 	damos_update_quota(q, damos_now_jiffies());
-	limited = damos_quota_is_set(q);
-	if (limited) {
+	q->min_score = 0;
+	w.limited = damos_quota_is_set(q);
+	if (w.limited) {
 		if (q->charged_sz >= q->esz || q->esz - q->charged_sz < align)
 			return;
-		q->min_score = damos_find_min_score(ctx, s,
-						    q->esz - q->charged_sz);
-	} else {
-		q->min_score = 0;
+		damos_walk_prepare(ctx, &w);
 	}
 
 	first = damos_resume_target(ctx, q);
 	if (!first)
 		return;
-	if (limited && first == q->charge_target_from)
+	if (w.limited && first == q->charge_target_from)
 		resume_addr = q->charge_addr_from;
 
 	t = first;
 	from = resume_addr;
 	do {
-		if (damos_walk_target(ctx, t, s, limited, from, ULONG_MAX))
+		if (damos_walk_target(ctx, t, &w, from, ULONG_MAX))
 			return;
 		from = 0;
 		t = list_is_last(&t->list, &ctx->targets) ?
@@ -637,7 +674,7 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 			list_next_entry(t, list);
 	} while (t != first);
 	if (resume_addr)
-		damos_walk_target(ctx, first, s, limited, 0, resume_addr);
+		damos_walk_target(ctx, first, &w, 0, resume_addr);
 }
 
 /* Whether @s is to be applied now; advances its next application time. */

@@ -744,6 +744,44 @@ static void damos_test_highest_score_first(struct kunit *test)
 }
 
 /*
+ * A threshold-scored region met first must not take the quota that a
+ * higher-scored region met later needs: the threshold regions only get
+ * what the higher ones leave.
+ */
+static void damos_test_higher_score_reserved(struct kunit *test)
+{
+	static const unsigned int ages[] = { 50, 90, 50 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_64K + SZ_32K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damon_target *t;
+	struct damos *s;
+	unsigned int i;
+
+	t = damos_test_target(test, ctx, 0, 3, SZ_64K);
+	for (i = 0; i < ARRAY_SIZE(ages); i++)
+		damos_test_region(t, i)->age = ages[i];
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->quota.min_score, 50U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	rec = damos_test_applied(test, 0);
+	KUNIT_EXPECT_EQ(test, rec.start, 0UL);
+	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_32K);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, rec.end, 2UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)in.sz);
+	KUNIT_EXPECT_EQ(test, s->quota.charge_addr_from, 2UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
+}
+
+/*
  * A: 1 MiB accessed in 10 of 20 samples; B: 64 KiB never accessed; both
  * 7 aggregations old.
  */
@@ -1276,6 +1314,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
 	KUNIT_CASE(damos_test_highest_score_first),
+	KUNIT_CASE(damos_test_higher_score_reserved),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_stats_add_up),
