@@ -180,10 +180,9 @@ static void scan_all_frames(int bitmap_fd, const struct config *cfg)
 		if (pwrite(bitmap_fd, ones, nr * sizeof(uint64_t), off) < 0 &&
 		    errno != EINTR)
 			die("kstaled: write " BITMAP_PATH);
+		/* sysfs hands out at most a page per read: go on until 0. */
 		off += got;
 		pfn_base += nr * 64;
-		if ((size_t)got < sizeof(words))
-			break;
 	}
 	for (pfn = 0; pfn < pfn_base; pfn++)
 		cold += frame_is_cold(pfn, now, cfg->min_age_ms);

@@ -163,6 +163,43 @@ static long long cgroup_value(const struct config *cfg, const char *file,
 	return key ? read_keyed(path, key) : read_ll(path);
 }
 
+/*
+ * Pages read from / written to the zram swap device (sectors of
+ * /sys/block/zram0/stat).  Stands in for pswpin/pswpout of /proc/vmstat,
+ * which a kernel without CONFIG_VM_EVENT_COUNTERS does not have.
+ */
+static void zram_io_pages(long long *in, long long *out)
+{
+	long long v[7];
+	FILE *f = fopen("/sys/block/zram0/stat", "r");
+
+	*in = *out = -1;
+	if (!f)
+		return;
+	if (fscanf(f, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+		*in = v[2] / 8;
+		*out = v[6] / 8;
+	}
+	fclose(f);
+}
+
+static void swap_io_pages(long long *in, long long *out)
+{
+	*in = read_keyed("/proc/vmstat", "pswpin");
+	*out = read_keyed("/proc/vmstat", "pswpout");
+	if (*in < 0 || *out < 0)
+		zram_io_pages(in, out);
+}
+
+/* Major faults: the whole system's, else the cgroup's memory.stat. */
+static long long major_faults(const struct config *cfg)
+{
+	long long v = read_keyed("/proc/vmstat", "pgmajfault");
+
+	return v >= 0 ? v : cgroup_value(cfg, "memory.stat", "pgmajfault");
+}
+
 /* === Sampling === */
 
 static const char header[] =
@@ -173,10 +210,11 @@ static const char header[] =
 
 static void sample(FILE *out, const struct config *cfg, double t0)
 {
-	long long zram[3], pid = -1, tried = -1, reclaimed = -1;
+	long long zram[3], pid = -1, tried = -1, reclaimed = -1, swpin, swpout;
 	long long refault_anon, refault_file, swap_total, swap_free;
 
 	zram_stat(zram);
+	swap_io_pages(&swpin, &swpout);
 	if (cfg->damon) {
 		pid = read_ll(DAMON_PARAMS "kdamond_pid");
 		tried = read_ll(DAMON_PARAMS "bytes_reclaim_tried_regions");
@@ -200,9 +238,7 @@ static void sample(FILE *out, const struct config *cfg, double t0)
 		swap_total - swap_free, zram[0], zram[1], zram[2],
 		cgroup_value(cfg, "memory.current", NULL),
 		cgroup_value(cfg, "memory.swap.current", NULL),
-		read_keyed("/proc/vmstat", "pswpin"),
-		read_keyed("/proc/vmstat", "pswpout"),
-		read_keyed("/proc/vmstat", "pgmajfault"),
+		swpin, swpout, major_faults(cfg),
 		refault_anon + refault_file, pid, cpu_ticks(pid),
 		tried, reclaimed);
 	fflush(out);
