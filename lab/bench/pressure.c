@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIN_STEP_BYTES (1ULL << 20)
+#define MIN_STEP_BYTES (128ULL << 10)
 #define MAX_STEP_BYTES (512ULL << 20)
 
 struct config {
