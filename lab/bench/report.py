@@ -571,7 +571,8 @@ def main():
                      ('base_tree', 'Base tree'),
                      ('upstream_fix', 'Upstream fix'), ('guest', 'Guest'),
                      ('workload', 'Workload'), ('runs', 'Runs per variant'),
-                     ('params', 'Parameters'), ('scaling', 'Scaling runs')):
+                     ('params', 'Parameters'), ('scaling', 'Scaling runs'),
+                     ('also_ran', 'Also ran into this folder')):
         if k in meta:
             md.append('- %s: `%s`' % (title, meta[k]) if k == 'command'
                       else '- %s: %s' % (title, meta[k]))
@@ -579,9 +580,10 @@ def main():
     for variants in data.values():
         for v, runs in variants.items():
             for m in runs:
-                k = read_kv(os.path.join(m['dir'], 'result.txt')).get('kernel')
-                if k:
-                    kernels[v] = k
+                r = read_kv(os.path.join(m['dir'], 'result.txt'))
+                if r.get('kernel'):
+                    kernels[v] = '%s, %s' % (r['kernel'],
+                                             r.get('kernel_image', '?'))
     if kernels:
         md.append('- Guest kernels: ' + ', '.join(
             '%s `%s`' % (v, kernels[v]) for v in order(kernels)))
