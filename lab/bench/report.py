@@ -121,8 +121,14 @@ def run_metrics(run_dir, wss_mib=None, hot_pct=None):
     m['pswpin'] = delta(start, end, 'pswpin')
     m['pswpout_bytes'] = (delta(start, end, 'pswpout') or 0) * PAGE
     m['refaults'] = delta(start, end, 'refaults')
-    m['reclaimed'] = delta(start, end, 'reclaimed_bytes')
-    m['tried'] = delta(start, end, 'tried_bytes')
+    # A user-space reclaimer writes its counters after its first pass.
+    for key, name in (('reclaimed_bytes', 'reclaimed'),
+                      ('tried_bytes', 'tried')):
+        first = next((r for r in rows if r[key] is not None and r[key] >= 0),
+                     None)
+        m[name] = None if first is None or end[key] is None or \
+            end[key] < 0 else end[key] - (first[key] if first is start
+                                           else 0)
     if m['reclaimed'] is not None and m['tried']:
         m['ratio'] = m['reclaimed'] / m['tried']
     if m['reclaimed'] is not None and m['cpu_s']:
@@ -168,12 +174,12 @@ def fmt(s, scale=1.0, digits=0, pct=False):
 
 
 def inside_noise(a, b):
-    """Whether two summaries differ by no more than the noise."""
+    """Whether @a differs from the baseline @b by no more than the noise."""
     if a is None or b is None:
         return True
     if a['n'] >= 3 and b['n'] >= 3:
         return not (a['max'] < b['min'] or b['max'] < a['min'])
-    base = max(abs(a['median']), abs(b['median']))
+    base = abs(b['median'])
     return base == 0 or abs(a['median'] - b['median']) / base < TCG_NOISE
 
 
