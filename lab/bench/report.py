@@ -446,11 +446,13 @@ def plot_memory(out, workload, variants, plt):
         runs.sort(key=lambda m: m.get('avg_used') or 0)
         m = runs[len(runs) // 2]
         rows = [r for r in m['timeline'] if r['phase'] <= 1]
-        ax.plot([r['t_s'] for r in rows], [r['used'] / MIB for r in rows],
+        # Fill times differ from run to run under TCG: align on its end.
+        t0 = m.get('fill_end_s') or 0
+        ax.plot([r['t_s'] - t0 for r in rows],
+                [r['used'] / MIB for r in rows],
                 label=VARIANT_LABEL.get(v, v))
-        if m.get('fill_end_s') and v == 'none':
-            ax.axvline(m['fill_end_s'], color='grey', ls=':', lw=1)
-    ax.set_xlabel('seconds since the workload started (dotted: filled)')
+    ax.axvline(0, color='grey', ls=':', lw=1)
+    ax.set_xlabel('seconds since the workload finished filling its memory')
     ax.set_ylabel('memory in use, MiB (MemTotal - MemAvailable, zram incl.)')
     ax.set_title('%s: memory in use over time (median run)' % workload)
     ax.grid(alpha=0.3)
