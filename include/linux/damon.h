@@ -42,23 +42,23 @@ struct damon_addr_range {
  * struct damon_region - A range of a target whose pages are assumed to be
  * accessed alike, so that sampling one address tells about all of them.
  * @ar:			The address range of the region.
- * @sampling_addr:	Address sampled in the current sampling interval.
+ * @list:		Entry in the region list of the target.
+ * @age:		Aggregation windows for which the access frequency of
+ *			the region stayed alike.
  * @nr_accesses:	Sampling intervals of the current aggregation window
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
- * @age:		Aggregation windows for which the access frequency of
- *			the region stayed alike.
- * @list:		Entry in the region list of the target.
+ * @sampling_addr:	Address sampled in the current sampling interval.
  *
  * Regions of a target are kept sorted by address and never overlap.
  */
 struct damon_region {
 	struct damon_addr_range ar;
-	unsigned long sampling_addr;
+	struct list_head list;
+	unsigned int age;
 	unsigned int nr_accesses;
 	unsigned int last_nr_accesses;
-	unsigned int age;
-	struct list_head list;
+	unsigned long sampling_addr;
 };
 
 /**
@@ -90,21 +90,23 @@ enum damos_action {
 /**
  * struct damos_access_pattern - Which regions a scheme applies to.
  * @min_sz_region:	Smallest region size, in bytes.
- * @max_sz_region:	Largest region size, in bytes.
  * @min_nr_accesses:	Fewest accesses per aggregation window.
- * @max_nr_accesses:	Most accesses per aggregation window.
  * @min_age_region:	Youngest age, in aggregation windows.
+ * @max_sz_region:	Largest region size, in bytes.
+ * @max_nr_accesses:	Most accesses per aggregation window.
  * @max_age_region:	Oldest age, in aggregation windows.
  *
  * Each range is inclusive at both ends.  A region matches when its size,
  * access count and age all fall inside their ranges.
  */
 struct damos_access_pattern {
+	/* Lower bounds ... */
 	unsigned long min_sz_region;
-	unsigned long max_sz_region;
 	unsigned int min_nr_accesses;
-	unsigned int max_nr_accesses;
 	unsigned int min_age_region;
+	/* ... and upper bounds, all inclusive. */
+	unsigned long max_sz_region;
+	unsigned int max_nr_accesses;
 	unsigned int max_age_region;
 };
 
@@ -117,16 +119,16 @@ struct damos_access_pattern {
  * @NR_DAMOS_QUOTA_GOAL_METRICS: Number of metrics.
  */
 enum damos_quota_goal_metric {
-	DAMOS_QUOTA_USER_INPUT,
-	DAMOS_QUOTA_SOME_MEM_PSI_US,
+	DAMOS_QUOTA_USER_INPUT,		/* fed by the user */
+	DAMOS_QUOTA_SOME_MEM_PSI_US,	/* measured by the engine */
 	NR_DAMOS_QUOTA_GOAL_METRICS,
 };
 
 /**
  * struct damos_quota_goal - A target value that auto-tunes a quota.
  * @metric:		What is measured.
- * @target_value:	The value the tuning aims at.
  * @current_value:	The last measured (or user-supplied) value.
+ * @target_value:	The value the tuning aims at.
  * @last_psi_total:	PSI total at the previous measurement, in
  *			microseconds; private to the DAMOS engine.
  * @list:		Entry in &damos_quota.goals.
@@ -136,8 +138,8 @@ enum damos_quota_goal_metric {
  */
 struct damos_quota_goal {
 	enum damos_quota_goal_metric metric;
-	unsigned long target_value;
 	unsigned long current_value;
+	unsigned long target_value;
 	u64 last_psi_total;
 	struct list_head list;
 };
@@ -199,28 +201,28 @@ struct damos_quota {
  * @NR_DAMOS_WMARK_METRICS:	Number of metrics.
  */
 enum damos_wmark_metric {
-	DAMOS_WMARK_NONE,
-	DAMOS_WMARK_FREE_MEM_RATE,
+	DAMOS_WMARK_NONE,		/* always active */
+	DAMOS_WMARK_FREE_MEM_RATE,	/* per-thousand of memory free */
 	NR_DAMOS_WMARK_METRICS,
 };
 
 /**
  * struct damos_watermarks - When a scheme is active.
+ * @low:	At or below this the scheme is inactive.
+ * @mid:	At or below this (and above @low) the scheme becomes active.
+ * @high:	Above this the scheme is inactive.
  * @metric:	What is measured.
  * @interval_us: How often the metric is checked, in microseconds.
- * @high:	Above this the scheme is inactive.
- * @mid:	At or below this (and above @low) the scheme becomes active.
- * @low:	At or below this the scheme is inactive.
  *
  * Between @mid and @high the scheme keeps its previous state, so that it
  * does not flap around a single mark.  Requires @high >= @mid >= @low.
  */
 struct damos_watermarks {
+	unsigned long low;
+	unsigned long mid;
+	unsigned long high;
 	enum damos_wmark_metric metric;
 	unsigned long interval_us;
-	unsigned long high;
-	unsigned long mid;
-	unsigned long low;
 
 	/* private: maintained by the DAMOS engine */
 	/* Whether the scheme is active now. */
@@ -256,26 +258,26 @@ struct damos_filter {
 
 /**
  * struct damos_stat - What a scheme did, counted since it was created.
- * @nr_tried:	Regions the action was tried on.
- * @sz_tried:	Bytes of those regions.
- * @nr_applied:	Regions on which the action did something.
+ * @sz_tried:	Bytes of the regions the action was tried on.
+ * @nr_tried:	Number of those regions.
  * @sz_applied:	Bytes the action really acted on (for pageout: paged out).
+ * @nr_applied:	Regions on which the action did something.
  * @qt_exceeds:	Charge windows in which the quota ran out.
  *
  * The counters only grow; they may be read while the scheme runs.
  */
 struct damos_stat {
-	unsigned long nr_tried;
 	unsigned long sz_tried;
-	unsigned long nr_applied;
+	unsigned long nr_tried;
 	unsigned long sz_applied;
+	unsigned long nr_applied;
 	unsigned long qt_exceeds;
 };
 
 /**
  * struct damos - An access-pattern-driven memory operation scheme.
- * @pattern:		Which regions it applies to.
- * @action:		What it does to them.
+ * @action:		What it does.
+ * @pattern:		Which regions it does it to.
  * @apply_interval_us:	How often it is applied, in microseconds; 0 means
  *			every aggregation interval.
  * @quota:		How much it may do per charge window.
@@ -284,8 +286,8 @@ struct damos_stat {
  * @stat:		What it did.
  */
 struct damos {
-	struct damos_access_pattern pattern;
 	enum damos_action action;
+	struct damos_access_pattern pattern;
 	unsigned long apply_interval_us;
 	struct damos_quota quota;
 	struct damos_watermarks wmarks;
@@ -330,9 +332,12 @@ enum damon_ops_id {
  * @apply_scheme:	Applies the action of a scheme to a whole region,
  *			honouring the scheme's filters.  Returns the bytes
  *			really acted on.  Optional (then no action works).
- * @get_scheme_score:	Priority of a region for a scheme's action, from 0
- *			(lowest) to %DAMOS_MAX_SCORE.  Optional (then the
- *			engine's generic score is used).
+ * @get_scheme_score:	Priority of a region for a scheme's action, from 1
+ *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
+ *			would achieve nothing, so that the region is skipped
+ *			and not charged to the quota.  Optional (then the
+ *			engine's generic score is used, and no region is
+ *			skipped).
  * @cleanup:		Releases what @init set up.  Optional.
  *
  * All callbacks run in the kdamond thread and may sleep.
@@ -359,22 +364,22 @@ struct damon_operations {
 
 /**
  * struct damon_attrs - Monitoring attributes of a context.
+ * @min_nr_regions:	Fewest regions per context (at least 3).
+ * @max_nr_regions:	Most regions per context.
  * @sample_interval:	Sampling interval, in microseconds.
  * @aggr_interval:	Aggregation interval, in microseconds.
  * @ops_update_interval: Operations-update interval, in microseconds; 0
  *			means never.
- * @min_nr_regions:	Fewest regions per context (at least 3).
- * @max_nr_regions:	Most regions per context.
  *
  * Valid attributes have a non-zero @sample_interval, @aggr_interval at least
  * @sample_interval, @min_nr_regions at least 3 and at most @max_nr_regions.
  */
 struct damon_attrs {
+	unsigned long min_nr_regions;
+	unsigned long max_nr_regions;
 	unsigned long sample_interval;
 	unsigned long aggr_interval;
 	unsigned long ops_update_interval;
-	unsigned long min_nr_regions;
-	unsigned long max_nr_regions;
 };
 
 /**
@@ -448,12 +453,12 @@ struct damon_ctx {
 	bool kdamond_active;
 	/* Pending struct damon_call_request. */
 	struct list_head call_requests;
-	/* Sampling intervals passed since kdamond started. */
-	unsigned long passed_sample_intervals;
-	/* @passed_sample_intervals at the next aggregation. */
-	unsigned long next_aggregation_sis;
-	/* @passed_sample_intervals at the next operations update. */
-	unsigned long next_ops_update_sis;
+	/* Samples taken in the current aggregation window. */
+	unsigned int window_nr_samples;
+	/* @now_us by which the current aggregation window ends. */
+	u64 next_aggregation_us;
+	/* @now_us of the next operations update. */
+	u64 next_ops_update_us;
 	/* Monitoring time, in microseconds since kdamond started. */
 	u64 now_us;
 };
@@ -463,29 +468,30 @@ struct damon_ctx {
 #define damon_for_each_region(r, t) \
 	list_for_each_entry(r, &(t)->regions, list)
 
-#define damon_for_each_region_safe(r, next, t) \
-	list_for_each_entry_safe(r, next, &(t)->regions, list)
-
 #define damon_for_each_target(t, ctx) \
 	list_for_each_entry(t, &(ctx)->targets, list)
-
-#define damon_for_each_target_safe(t, next, ctx) \
-	list_for_each_entry_safe(t, next, &(ctx)->targets, list)
 
 #define damon_for_each_scheme(s, ctx) \
 	list_for_each_entry(s, &(ctx)->schemes, list)
 
-#define damon_for_each_scheme_safe(s, next, ctx) \
-	list_for_each_entry_safe(s, next, &(ctx)->schemes, list)
-
 #define damos_for_each_filter(f, s) \
 	list_for_each_entry(f, &(s)->filters, list)
 
-#define damos_for_each_filter_safe(f, next, s) \
-	list_for_each_entry_safe(f, next, &(s)->filters, list)
-
 #define damos_for_each_quota_goal(g, q) \
 	list_for_each_entry(g, &(q)->goals, list)
+
+/* The _safe variants allow freeing the current entry. */
+#define damon_for_each_region_safe(r, next, t) \
+	list_for_each_entry_safe(r, next, &(t)->regions, list)
+
+#define damon_for_each_target_safe(t, next, ctx) \
+	list_for_each_entry_safe(t, next, &(ctx)->targets, list)
+
+#define damon_for_each_scheme_safe(s, next, ctx) \
+	list_for_each_entry_safe(s, next, &(ctx)->schemes, list)
+
+#define damos_for_each_filter_safe(f, next, s) \
+	list_for_each_entry_safe(f, next, &(s)->filters, list)
 
 #define damos_for_each_quota_goal_safe(g, next, q) \
 	list_for_each_entry_safe(g, next, &(q)->goals, list)
@@ -547,9 +553,9 @@ void damon_destroy_scheme(struct damos *s);
 int damos_validate_scheme(const struct damos *s);
 struct damos_filter *damos_new_filter(enum damos_filter_type type,
 				      bool matching);
-void damos_add_filter(struct damos *s, struct damos_filter *f);
-void damos_destroy_filter(struct damos_filter *f);
 bool damos_filter_out_folio(const struct damos *s, const struct folio *folio);
+void damos_destroy_filter(struct damos_filter *f);
+void damos_add_filter(struct damos *s, struct damos_filter *f);
 struct damos_quota_goal *damos_new_quota_goal(enum damos_quota_goal_metric m,
 					      unsigned long target_value);
 void damos_add_quota_goal(struct damos_quota *q, struct damos_quota_goal *g);

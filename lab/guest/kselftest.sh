@@ -4,9 +4,12 @@
 # write next to themselves, so run a copy on tmpfs.  TAP output goes to the
 # console and to $LAB_OUT/kselftest.tap.
 set -uo pipefail
-src=${1:?usage: kselftest.sh INSTALL_DIR}
+src=${1:?usage: kselftest.sh INSTALL_DIR [COLLECTION:TEST...]}
+shift
+tests=()
+for t in "$@"; do tests+=(-t "$t"); done
 cp -a "$src" /tmp/kselftest
 cd /tmp/kselftest || exit 1
 # run_kselftest.sh applies each test's timeout from its "settings" file.
-./run_kselftest.sh 2>&1 | tee "$LAB_OUT/kselftest.tap"
+./run_kselftest.sh "${tests[@]}" 2>&1 | tee "$LAB_OUT/kselftest.tap"
 exit "${PIPESTATUS[0]}"

@@ -330,24 +330,81 @@ static void damon_update_monitoring_results(struct damon_ctx *ctx,
 	}
 }
 
-/* Starts a new aggregation window now. */
+/*
+ * Starts a new aggregation window now.  It ends once it holds all the
+ * samples it can, or when its time is up if that comes first: where sampling
+ * itself takes long (a loaded machine, a debug kernel), windows, and the
+ * ages counted in them, still follow the clock.
+ */
 static void damon_schedule_aggregation(struct damon_ctx *ctx)
 {
-	ctx->next_aggregation_sis = ctx->passed_sample_intervals +
-		damon_max_nr_accesses(&ctx->attrs);
+	ctx->window_nr_samples = 0;
+	ctx->next_aggregation_us = damos_deadline_us(ctx->now_us,
+						     ctx->attrs.aggr_interval);
+}
+
+static bool damon_window_ended(const struct damon_ctx *ctx)
+{
+	return ctx->window_nr_samples >= damon_max_nr_accesses(&ctx->attrs) ||
+	       ctx->now_us >= ctx->next_aggregation_us;
+}
+
+/* Drops the samples of the current window and starts a new one. */
+static void damon_restart_window(struct damon_ctx *ctx)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx)
+		damon_for_each_region(r, t)
+			r->nr_accesses = 0;
+	damon_schedule_aggregation(ctx);
+}
+
+/* @count out of @nr_samples, as a count out of @max_nr, rounded. */
+static unsigned int damon_scale_count(unsigned int count,
+				      unsigned int nr_samples,
+				      unsigned int max_nr)
+{
+	if (!nr_samples || nr_samples >= max_nr)
+		return count;
+	return min_t(u64, div_u64((u64)count * max_nr + nr_samples / 2,
+				  nr_samples), max_nr);
+}
+
+/**
+ * damon_scale_window_accesses() - Scale the access counts of a window that
+ * ended early to the samples a full window holds.
+ * @ctx:	The context.
+ * @nr_samples:	Samples the window took.
+ *
+ * A window cut short by its deadline counted accesses out of fewer samples
+ * than damon_max_nr_accesses(): scaled, a count keeps meaning the share of
+ * the window the region was found accessed in, so schemes and merging see
+ * the same numbers whatever the sampling cost.
+ */
+void damon_scale_window_accesses(struct damon_ctx *ctx,
+				 unsigned int nr_samples)
+{
+	unsigned int max_nr = damon_max_nr_accesses(&ctx->attrs);
+	struct damon_target *t;
+	struct damon_region *r;
+
+	if (nr_samples >= max_nr)
+		return;
+	damon_for_each_target(t, ctx)
+		damon_for_each_region(r, t)
+			r->nr_accesses = damon_scale_count(r->nr_accesses,
+							   nr_samples, max_nr);
 }
 
 /* Schedules the next operations update, one interval from now. */
 static void damon_schedule_ops_update(struct damon_ctx *ctx)
 {
-	const struct damon_attrs *attrs = &ctx->attrs;
+	unsigned long interval = ctx->attrs.ops_update_interval;
 
-	if (!attrs->ops_update_interval || !attrs->sample_interval) {
-		ctx->next_ops_update_sis = ULONG_MAX;
-		return;
-	}
-	ctx->next_ops_update_sis = ctx->passed_sample_intervals +
-		max(attrs->ops_update_interval / attrs->sample_interval, 1UL);
+	ctx->next_ops_update_us = interval ?
+		damos_deadline_us(ctx->now_us, interval) : U64_MAX;
 }
 
 /**
@@ -382,8 +439,7 @@ int damon_set_attrs(struct damon_ctx *ctx, const struct damon_attrs *attrs)
 		damon_update_monitoring_results(ctx, &old, attrs);
 		damon_schedule_aggregation(ctx);
 	}
-	if (old.sample_interval != attrs->sample_interval ||
-	    old.ops_update_interval != attrs->ops_update_interval)
+	if (old.ops_update_interval != attrs->ops_update_interval)
 		damon_schedule_ops_update(ctx);
 	return 0;
 }
@@ -519,13 +575,9 @@ static int kdamond_init(struct damon_ctx *ctx)
 	struct damon_target *t;
 	struct damon_region *r;
 
-	ctx->passed_sample_intervals = 0;
 	ctx->now_us = 0;
-	damon_schedule_aggregation(ctx);
+	damon_restart_window(ctx);
 	damon_schedule_ops_update(ctx);
-	damon_for_each_target(t, ctx)
-		damon_for_each_region(r, t)
-			r->nr_accesses = 0;
 
 	if (ctx->ops.init)
 		ctx->ops.init(ctx);
@@ -563,6 +615,10 @@ static void kdamond_trace_regions(struct damon_ctx *ctx)
 static int kdamond_aggregate(struct damon_ctx *ctx,
 			     unsigned int max_nr_accesses)
 {
+	damon_scale_window_accesses(ctx, ctx->window_nr_samples);
+	max_nr_accesses = damon_scale_count(max_nr_accesses,
+					    ctx->window_nr_samples,
+					    damon_max_nr_accesses(&ctx->attrs));
 	damos_apply_schemes(ctx);
 	kdamond_trace_regions(ctx);
 	if (ctx->callback.after_aggregation &&
@@ -589,17 +645,17 @@ static int kdamond_sample(struct damon_ctx *ctx, ktime_t start)
 	if (kthread_should_stop())
 		return 0;
 	max_nr_accesses = ctx->ops.check_accesses(ctx);
-	ctx->passed_sample_intervals++;
+	ctx->window_nr_samples++;
 	ctx->now_us = ktime_us_delta(ktime_get(), start);
 
 	if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))
 		return -ECANCELED;
-	if (ctx->passed_sample_intervals >= ctx->next_aggregation_sis) {
+	if (damon_window_ended(ctx)) {
 		err = kdamond_aggregate(ctx, max_nr_accesses);
 		if (err)
 			return err;
 	}
-	if (ctx->passed_sample_intervals >= ctx->next_ops_update_sis) {
+	if (ctx->now_us >= ctx->next_ops_update_us) {
 		if (ctx->ops.update)
 			ctx->ops.update(ctx);
 		damon_schedule_ops_update(ctx);
@@ -631,6 +687,8 @@ static int kdamond_fn(void *data)
 			kdamond_sleep_us(max(damos_wmarks_sleep_us(ctx),
 					     ctx->attrs.sample_interval));
 			ctx->now_us = ktime_us_delta(ktime_get(), start);
+			/* Samples from before the pause say nothing now. */
+			damon_restart_window(ctx);
 			continue;
 		}
 		if (kdamond_sample(ctx, start))

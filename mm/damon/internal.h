@@ -104,6 +104,9 @@ unsigned int damon_us_to_aggr_windows(const struct damon_attrs *attrs,
 /* The largest nr_accesses a region can reach in one aggregation window. */
 unsigned int damon_max_nr_accesses(const struct damon_attrs *attrs);
 
+void damon_scale_window_accesses(struct damon_ctx *ctx,
+				 unsigned int nr_samples);
+
 /* === paddr.c: the physical address operations, for their KUnit suite === */
 
 /* What sampling the folio of a page frame found. */

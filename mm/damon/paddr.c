@@ -582,7 +582,8 @@ static int damon_paddr_get_scheme_score(struct damon_ctx *ctx,
 	case DAMOS_PAGEOUT:
 		return damon_paddr_pageout_score(ctx, r, s);
 	default:
-		return damos_generic_score(ctx, r, s);
+		/* Nothing to tell worthless regions apart: skip none. */
+		return max(damos_generic_score(ctx, r, s), 1U);
 	}
 }
 

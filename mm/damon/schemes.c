@@ -433,15 +433,26 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 		r->age >= p->min_age_region && r->age <= p->max_age_region;
 }
 
-static unsigned int damos_score(struct damon_ctx *ctx, struct damon_target *t,
-				struct damon_region *r, struct damos *s)
+/*
+ * Whether @r is a candidate for @s now, and its score if so.  A backend that
+ * scores regions itself returns 0 where the action would achieve nothing
+ * (nothing reclaimable in sight, for pageout): such a region is neither
+ * acted on nor charged to the quota, which is then left for regions where
+ * the action pays.
+ */
+static bool damos_candidate(struct damon_ctx *ctx, struct damon_target *t,
+			    struct damon_region *r, struct damos *s,
+			    unsigned int *score)
 {
-	int score;
-
-	if (!ctx->ops.get_scheme_score)
-		return damos_generic_score(ctx, r, s);
-	score = ctx->ops.get_scheme_score(ctx, t, r, s);
-	return clamp(score, 0, DAMOS_MAX_SCORE);
+	if (!damos_pattern_matches(ctx, r, s))
+		return false;
+	if (!ctx->ops.get_scheme_score) {
+		*score = damos_generic_score(ctx, r, s);
+		return true;
+	}
+	*score = clamp(ctx->ops.get_scheme_score(ctx, t, r, s), 0,
+		       DAMOS_MAX_SCORE);
+	return *score > 0;
 }
 
 /*
@@ -472,10 +483,10 @@ static void damos_walk_prepare(struct damon_ctx *ctx, struct damos_walk *w)
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
-			if (!damos_pattern_matches(ctx, r, w->s))
+			if (!damos_candidate(ctx, t, r, w->s, &score))
 				continue;
 			sz = damon_region_sz(r);
-			hist_bytes[damos_score(ctx, t, r, w->s)] += sz;
+			hist_bytes[score] += sz;
 			total += sz;
 		}
 	}
@@ -502,13 +513,12 @@ static unsigned long damos_walk_budget(struct damon_ctx *ctx,
 	unsigned int score;
 
 	*above = false;
-	if (!damos_pattern_matches(ctx, r, w->s))
+	if (!damos_candidate(ctx, t, r, w->s, &score))
 		return 0;
 	if (!w->limited)
 		return ULONG_MAX;
 	if (!w->scored)
 		return left;
-	score = damos_score(ctx, t, r, w->s);
 	if (score < q->min_score)
 		return 0;
 	*above = score > q->min_score;

@@ -184,20 +184,25 @@ static void damon_test_new_ctx_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_nr_regions(ctx), 0U);
 }
 
+/* Attributes by sampling, aggregation, and region count bounds. */
+#define DAMON_TEST_ATTRS(sample, aggr, lo, hi)				\
+	{ .sample_interval = (sample), .aggr_interval = (aggr),		\
+	  .min_nr_regions = (lo), .max_nr_regions = (hi) }
+
 static void damon_test_validate_attrs(struct kunit *test)
 {
 	static const struct {
 		struct damon_attrs attrs;
 		int err;
 	} cases[] = {
-		{ { 5000, 100000, 0, 10, 1000 }, 0 },
-		{ { 5000, 5000, 0, 3, 3 }, 0 },
-		{ { 0, 100000, 0, 10, 1000 }, -EINVAL },
-		{ { 5000, 0, 0, 10, 1000 }, -EINVAL },
-		{ { 5000, 4999, 0, 10, 1000 }, -EINVAL },
-		{ { 5000, 100000, 0, 2, 1000 }, -EINVAL },
-		{ { 5000, 100000, 0, 0, 1000 }, -EINVAL },
-		{ { 5000, 100000, 0, 11, 10 }, -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 100000, 10, 1000), 0 },
+		{ DAMON_TEST_ATTRS(5000, 5000, 3, 3), 0 },
+		{ DAMON_TEST_ATTRS(0, 100000, 10, 1000), -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 0, 10, 1000), -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 4999, 10, 1000), -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 100000, 2, 1000), -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 100000, 0, 1000), -EINVAL },
+		{ DAMON_TEST_ATTRS(5000, 100000, 11, 10), -EINVAL },
 	};
 	unsigned int i;
 
@@ -209,8 +214,16 @@ static void damon_test_validate_attrs(struct kunit *test)
 static void damon_test_set_attrs_invalid_keeps_old(struct kunit *test)
 {
 	struct damon_ctx *ctx = damon_test_ctx(test);
-	struct damon_attrs good = { 1000, 20000, 0, 5, 50 };
-	struct damon_attrs bad = { 1000, 500, 0, 5, 50 };
+	struct damon_attrs good = {
+		.sample_interval = 1000, .aggr_interval = 20000,
+		.ops_update_interval = 0,
+		.min_nr_regions = 5, .max_nr_regions = 50,
+	};
+	struct damon_attrs bad = {
+		.sample_interval = 1000, .aggr_interval = 500,
+		.ops_update_interval = 0,
+		.min_nr_regions = 5, .max_nr_regions = 50,
+	};
 
 	KUNIT_ASSERT_EQ(test, damon_set_attrs(ctx, &good), 0);
 	KUNIT_EXPECT_EQ(test, damon_set_attrs(ctx, &bad), -EINVAL);
@@ -247,7 +260,11 @@ static void damon_test_set_attrs_rescales(struct kunit *test)
 
 static void damon_test_unit_conversions(struct kunit *test)
 {
-	struct damon_attrs attrs = { 5000, 100000, 0, 10, 1000 };
+	struct damon_attrs attrs = {
+		.sample_interval = 5000, .aggr_interval = 100000,
+		.ops_update_interval = 0,
+		.min_nr_regions = 10, .max_nr_regions = 1000,
+	};
 
 	KUNIT_EXPECT_EQ(test, damon_max_nr_accesses(&attrs), 20U);
 	KUNIT_EXPECT_EQ(test, damon_us_to_aggr_windows(&attrs, 250000), 2U);
@@ -310,12 +327,58 @@ static void damon_test_ops_registry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_select_ops(ctx, NR_DAMON_OPS), -EINVAL);
 }
 
+/*
+ * A window cut short after 10 of its 20 samples, or after 3, counts out of
+ * 20 all the same; full windows are left alone.
+ */
+static void damon_test_scale_window_accesses(struct kunit *test)
+{
+	static const unsigned int counts[] = { 0, 1, 5, 10 };
+	static const unsigned int of_10[] = { 0, 2, 10, 20 };
+	static const unsigned int of_3[] = { 0, 7, 20, 20 };
+	struct damon_ctx *ctx = damon_test_ctx(test);
+	struct damon_target *t = damon_test_add_target(test, ctx, 0, 4 * P);
+	struct damon_region *r;
+	unsigned int i;
+
+	damon_test_set_intervals(test, ctx, 5000, 100000);
+	KUNIT_ASSERT_EQ(test, damon_max_nr_accesses(&ctx->attrs), 20U);
+	for (i = 0; i < 3; i++) {
+		r = list_last_entry(&t->regions, struct damon_region, list);
+		damon_split_region_at(t, r, P);
+	}
+	KUNIT_ASSERT_EQ(test, damon_nr_regions(ctx), 4U);
+
+	i = 0;
+	damon_for_each_region(r, t)
+		r->nr_accesses = counts[i++];
+	damon_scale_window_accesses(ctx, 20);
+	i = 0;
+	damon_for_each_region(r, t)
+		KUNIT_EXPECT_EQ(test, r->nr_accesses, counts[i++]);
+	damon_scale_window_accesses(ctx, 10);
+	i = 0;
+	damon_for_each_region(r, t)
+		KUNIT_EXPECT_EQ(test, r->nr_accesses, of_10[i++]);
+
+	i = 0;
+	damon_for_each_region(r, t) {
+		r->nr_accesses = min(counts[i], 3U);
+		i++;
+	}
+	damon_scale_window_accesses(ctx, 3);
+	i = 0;
+	damon_for_each_region(r, t)
+		KUNIT_EXPECT_EQ(test, r->nr_accesses, of_3[i++]);
+}
+
 /* === Start and stop === */
 
 static void damon_test_start_stop(struct kunit *test)
 {
 	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 10000);
 	struct damon_test_hooks *h = damon_test_hook(test, ctx);
+	unsigned long nr_aggr;
 
 	KUNIT_ASSERT_EQ(test, damon_fake_ops_add_hot_range(0, 64 * P, 1), 0);
 	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
@@ -330,10 +393,16 @@ static void damon_test_start_stop(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, h->terminated);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_inits(), 1U);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_cleanups(), 1U);
-	KUNIT_EXPECT_GE(test, damon_fake_ops_nr_samples(), 30UL);
+	/*
+	 * Windows hold 10 samples at most, fewer when sampling is slower than
+	 * 1 ms (then they end on time), and at least one.
+	 */
+	nr_aggr = atomic_read(&h->nr_aggregations);
+	KUNIT_EXPECT_GE(test, damon_fake_ops_nr_samples(), nr_aggr);
+	KUNIT_EXPECT_LE(test, damon_fake_ops_nr_samples(), 10 * (nr_aggr + 1));
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
 			damon_fake_ops_nr_samples());
-	/* All hot: every region found accessed in all 10 samples. */
+	/* All hot: every region found accessed in all samples, out of 10. */
 	KUNIT_EXPECT_EQ(test, h->min_nr_accesses, 10U);
 	KUNIT_EXPECT_EQ(test, h->max_nr_accesses, 10U);
 	/* At least min_nr_regions from the start. */
@@ -760,6 +829,7 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_set_attrs_invalid_keeps_old),
 	KUNIT_CASE(damon_test_set_attrs_rescales),
 	KUNIT_CASE(damon_test_unit_conversions),
+	KUNIT_CASE(damon_test_scale_window_accesses),
 	KUNIT_CASE(damon_test_nr_regions),
 	KUNIT_CASE(damon_test_ops_registry),
 	KUNIT_CASE(damon_test_start_stop),

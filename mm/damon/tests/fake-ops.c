@@ -145,7 +145,8 @@ static int damon_fake_get_scheme_score(struct damon_ctx *ctx,
 
 	if (fn)
 		return fn(r, s);
-	return damos_generic_score(ctx, r, s);
+	/* 0 would skip the region: keep the generic ranking, skip none. */
+	return max(damos_generic_score(ctx, r, s), 1U);
 }
 
 static const struct damon_operations damon_fake_ops = {

@@ -782,6 +782,49 @@ static void damos_test_higher_score_reserved(struct kunit *test)
 }
 
 /*
+ * Regions the operations score 0 (the action would achieve nothing there)
+ * are skipped: not acted on, not counted as tried, not charged, with or
+ * without a quota.
+ */
+static void damos_test_zero_score_skipped(struct kunit *test)
+{
+	static const unsigned int ages[] = { 0, 60, 0, 20 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = 8 * SZ_64K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damon_target *t;
+	struct damos *s;
+	unsigned int i;
+
+	t = damos_test_target(test, ctx, 0, 4, SZ_64K);
+	for (i = 0; i < ARRAY_SIZE(ages); i++)
+		damos_test_region(t, i)->age = ages[i];
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+
+	/* The quota covers everything: no threshold, still no 0 scores. */
+	damos_apply_schemes(ctx);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	rec = damos_test_applied(test, 0);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, 3UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 2UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 2UL * SZ_64K);
+
+	/* Without a quota either. */
+	s->quota.sz = 0;
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 4U);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 4UL * SZ_64K);
+}
+
+/*
  * A: 1 MiB accessed in 10 of 20 samples; B: 64 KiB never accessed; both
  * 7 aggregations old.
  */
@@ -1315,6 +1358,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_resumption_covers_all),
 	KUNIT_CASE(damos_test_highest_score_first),
 	KUNIT_CASE(damos_test_higher_score_reserved),
+	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_stats_add_up),

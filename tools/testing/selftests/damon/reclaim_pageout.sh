@@ -37,7 +37,9 @@ expect_pageout() {
 	fi
 	swapped=$(($(swap_used_kib) - swap0))
 	log "$what: $swapped KiB paged out; bytes_reclaimed_regions $reclaimed0 -> $(rd bytes_reclaimed_regions)"
-	wait_for 5 param_ge bytes_reclaimed_regions \
+	# The statistics are published when the pass that pages out ends,
+	# which under emulation can take tens of seconds.
+	wait_for 30 param_ge bytes_reclaimed_regions \
 		$((reclaimed0 + want_kib * 1024)) ||
 		fail "$what: bytes_reclaimed_regions grew by less than $((want_kib * 1024))"
 	# What was paged out still reads back right.
