@@ -15,7 +15,7 @@ HOT_MIB=16
 COLD_MIB=64
 MLOCK_MIB=32
 THP_MIB=64
-TIMEOUT_S=${TIMEOUT_S:-60}
+TIMEOUT_S=${TIMEOUT_S:-240}
 LEAK_SLACK_KIB=$((8 * 1024))
 
 mem_free_kib() {
@@ -38,6 +38,8 @@ log "before: $before"
 [ "$(hc_field "$before" anon_huge_kib)" -gt 0 ] ||
 	log "no transparent huge page was allocated; the thp area is plain"
 
+tried0=$(rd bytes_reclaim_tried_regions)
+reclaimed0=$(rd bytes_reclaimed_regions)
 set_params "${RECLAIM_AGGRESSIVE[@]}"
 expect_accept enabled Y
 start=$SECONDS
@@ -47,6 +49,7 @@ else
 	fail "not paged out in $TIMEOUT_S s: $HC_STATUS"
 fi
 log "after: $HC_STATUS"
+log "bytes tried $(($(rd bytes_reclaim_tried_regions) - tried0)), reclaimed $(($(rd bytes_reclaimed_regions) - reclaimed0))"
 expect_accept enabled N
 
 mlock_res=$(hc_field "$HC_STATUS" mlock)

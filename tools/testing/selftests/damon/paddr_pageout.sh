@@ -3,15 +3,19 @@
 #
 # Physical-address pageout: with DAMON_RECLAIM paging out what stayed
 # unaccessed for 5 s (no time quota, watermarks always active), at least
-# 90% of a cold anonymous area leaves memory within 60 s, an area kept hot
-# stays resident, and every byte reads back intact.  Needs zram swap.
+# 90% of a cold anonymous area leaves memory, an area kept hot stays
+# resident, and every byte reads back intact.  Needs zram swap.
+#
+# The time allowed is generous: a debug kernel under emulation samples and
+# pages out many times slower than hardware (this takes about a minute
+# there, seconds on hardware).  The test ends as soon as the area is out.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/paddr_lib.sh"
 
 HOT_MIB=${HOT_MIB:-32}
-COLD_MIB=${COLD_MIB:-256}
-TIMEOUT_S=${TIMEOUT_S:-60}
+COLD_MIB=${COLD_MIB:-128}
+TIMEOUT_S=${TIMEOUT_S:-240}
 
 require_reclaim
 require_zram "$COLD_MIB"
