@@ -68,8 +68,26 @@ else
 	echo "demo: no /sys/module/damon_reclaim: this kernel has no DAMON_RECLAIM"
 fi
 
-"$bin" "$size_mib" 25 "$seconds" &
+hot_percent=25
+cold_bytes=$((size_mib * (100 - hot_percent) / 100 * 1048576))
+wl_log=$(mktemp /tmp/demo-workload.XXXXXX)
+"$bin" "$size_mib" "$hot_percent" "$seconds" > "$wl_log" 2>&1 &
 wl=$!
+wl_lines=0
+# Cold memory turns cold when the fill ends; from then on, track how much
+# of it left RAM (RSS above the hot part) and when 80% had gone.
+filled_us= cold_out_max=0 t80=
+
+# Prints the workload's new output lines; sets filled_us at "filled".
+show_workload() {
+	local i=0 line
+	while IFS= read -r line; do
+		((i++ < wl_lines)) && continue
+		echo "$line"
+		[[ -z $filled_us && $line == *"filled in"* ]] && filled_us=$t_us
+	done < "$wl_log"
+	wl_lines=$i
+}
 
 printf '%6s %9s %8s %9s %14s %12s %10s %9s\n' time used_MiB rss_MiB swap_MiB \
 	zram_orig/cmp reclaimed_MiB tried_MiB kdamond%
@@ -79,6 +97,7 @@ prev_ticks=- prev_us=$start_us
 while kill -0 "$wl" 2>/dev/null; do
 	sleep 1
 	now_us; t_us=$R
+	show_workload
 	read_meminfo
 	used=$((MEM[MemTotal] - MEM[MemAvailable]))
 	((used > peak_used)) && peak_used=$used
@@ -103,6 +122,13 @@ while kill -0 "$wl" 2>/dev/null; do
 	fi
 	prev_ticks=$ticks prev_us=$t_us
 	to_mib "$rss"; rss_m=$R
+	if [[ -n $filled_us && $rss != - ]]; then
+		out=$((size_mib * 1048576 - rss))
+		((out > cold_out_max)) && cold_out_max=$out
+		if [[ -z $t80 ]] && ((out * 10 >= cold_bytes * 8)); then
+			t80=$(((t_us - filled_us) / 1000000))
+		fi
+	fi
 	read_param bytes_reclaimed_regions; to_mib "$R"; recl_m=$R
 	read_param bytes_reclaim_tried_regions; to_mib "$R"; tried_m=$R
 	printf '%5ds %9d %8s %9d %14s %12s %10s %9s\n' \
@@ -111,12 +137,18 @@ while kill -0 "$wl" 2>/dev/null; do
 done
 wait "$wl"
 rc=$?
+now_us; t_us=$R
+show_workload
+rm -f "$wl_log"
 
 read_meminfo
 echo
 echo "=== demo summary ==="
 echo "workload:          $size_mib MiB, 25% hot, ${seconds}s: $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
 echo "memory in use:     $((peak_used / 1048576)) MiB at peak, $(((MEM[MemTotal] - MEM[MemAvailable]) / 1048576)) MiB at the end (MemTotal - MemAvailable)"
+if [[ -n $filled_us ]]; then
+	echo "cold memory:       $((cold_out_max / 1048576)) of $((cold_bytes / 1048576)) MiB paged out at most ($((cold_out_max * 100 / cold_bytes))%); 80% $([[ -n $t80 ]] && echo "reached $t80 s after it turned cold" || echo "not reached")"
+fi
 echo "swap (zram) used:  $((peak_swap / 1048576)) MiB at peak, $(((MEM[SwapTotal] - MEM[SwapFree]) / 1048576)) MiB at the end"
 if [[ -r /sys/block/zram0/mm_stat ]]; then
 	read -r orig compr used_total _ < /sys/block/zram0/mm_stat
