@@ -3,11 +3,13 @@
  * KUnit suite for the physical address operations: the pageout coldness
  * score, the System RAM ranges, and access checks and pageout on pages the
  * test allocates itself (a kernel page DAMON does not track, and an
- * unmapped shmem folio on an LRU list).
+ * unmapped shmem folio on an LRU list), and a whole kdamond with a
+ * DAMOS_STAT scheme on kernel memory nobody accesses.
  */
 
 #include <kunit/test.h>
 #include <linux/damon.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/memblock.h>
@@ -335,6 +337,69 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	fput(file);
 }
 
+/*
+ * The whole loop on real memory: a kdamond with the physical address
+ * operations monitors 1 MiB of kernel pages nobody accesses, and a
+ * DAMOS_STAT scheme for unaccessed regions counts all of it as tried in
+ * every aggregation window while acting on nothing.
+ */
+static void damon_paddr_test_stat_cold(struct kunit *test)
+{
+	const unsigned int order = 8;
+	const unsigned long sz = PAGE_SIZE << order;
+	struct damos_access_pattern cold = {
+		.max_sz_region = ULONG_MAX,
+		.max_nr_accesses = 0,
+		.max_age_region = UINT_MAX,
+	};
+	struct damos_quota quota = { .reset_interval_ms = 1000 };
+	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
+	struct damon_attrs attrs = damon_paddr_test_attrs;
+	struct damon_addr_range range;
+	struct damon_target *t;
+	struct damon_ctx *ctx;
+	struct page *page;
+	struct damos *s;
+	int waited_ms;
+
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
+	if (!page)
+		kunit_skip(test, "no free 1 MiB block");
+	range.start = page_to_phys(page);
+	range.end = range.start + sz;
+
+	ctx = damon_new_ctx();
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, damon_select_ops(ctx, DAMON_OPS_PADDR), 0);
+	attrs.sample_interval = 1000;
+	attrs.aggr_interval = 10000;
+	attrs.min_nr_regions = 3;
+	attrs.max_nr_regions = 10;
+	KUNIT_ASSERT_EQ(test, damon_set_attrs(ctx, &attrs), 0);
+	t = damon_new_target();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	damon_add_target(ctx, t);
+	KUNIT_ASSERT_EQ(test, damon_set_regions(t, &range, 1, PAGE_SIZE), 0);
+	s = damos_new_scheme(&cold, DAMOS_STAT, 0, &quota, &wmarks);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	damon_add_scheme(ctx, s);
+
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	for (waited_ms = 0; waited_ms < 20000 &&
+	     READ_ONCE(s->stat.sz_tried) < 3 * sz; waited_ms += 10)
+		msleep(10);
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+
+	/* Three windows at least, each trying the whole, untouched MiB. */
+	KUNIT_EXPECT_GE(test, s->stat.sz_tried, 3 * sz);
+	KUNIT_EXPECT_GE(test, s->stat.nr_tried, 3UL);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried % sz, 0UL);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, 0UL);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_applied, 0UL);
+	damon_destroy_ctx(ctx);
+	__free_pages(page, order);
+}
+
 static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_score_frequency),
 	KUNIT_CASE(damon_paddr_test_score_age),
@@ -344,6 +409,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_kernel_page),
 	KUNIT_CASE(damon_paddr_test_no_page),
 	KUNIT_CASE(damon_paddr_test_lru_folio),
+	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
 };
 
