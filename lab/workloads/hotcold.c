@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,8 @@ int main(int argc, char **argv)
 	unsigned long size_mib, hot_percent, seconds, nr_pages, nr_hot, i;
 	unsigned long bad = 0, passes = 0;
 	volatile uint64_t sink = 0;
+	struct rusage ru;
+	long majflt;
 	uint64_t *mem;
 	double start, t;
 
@@ -94,6 +97,8 @@ int main(int argc, char **argv)
 	       now_s() - start, hot_percent, seconds);
 	fflush(stdout);
 
+	getrusage(RUSAGE_SELF, &ru);
+	majflt = ru.ru_majflt;
 	start = now_s();
 	while (now_s() - start < seconds) {
 		/* One word of each hot page: enough to set its accessed bit. */
@@ -104,6 +109,9 @@ int main(int argc, char **argv)
 	}
 	/* Throughput for the benchmark (lab/bench): pages read per second. */
 	t = now_s() - start;
+	getrusage(RUSAGE_SELF, &ru);
+	/* Hot pages that had been paged out and were read back. */
+	printf("hotcold: hot phase: %ld major faults\n", ru.ru_majflt - majflt);
 	printf("hotcold: throughput: %lu passes over %lu hot pages in %.1f s: %.0f pages/s\n",
 	       passes, nr_hot, t, t > 0 ? passes * (double)nr_hot / t : 0.0);
 
