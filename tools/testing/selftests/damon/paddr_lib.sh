@@ -18,14 +18,11 @@ require_zram() {
 hc_replied() { (($(wc -l < "$HC_DIR/out") > $1)); }
 
 # hc_start ARGS...: starts damon_hotcold ARGS and waits until it is ready.
-# Memory is compacted first: in a guest that has run other tests for a
-# while, free pages are scattered, and so would the hot and cold areas be,
-# sharing the physical regions DAMON tells apart.
+# Caches are not dropped first: the page cache freed would be scattered
+# single pages, handed out first, and the hot and cold areas would then
+# interleave physically, which physical monitoring cannot tell apart.
 hc_start() {
 	[ -x "$HC_BIN" ] || skip "$HC_BIN is not built"
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	[ -w /proc/sys/vm/compact_memory ] && echo 1 > /proc/sys/vm/compact_memory
 	HC_DIR=$(mktemp -d /tmp/damon-hotcold.XXXXXX)
 	mkfifo "$HC_DIR/in"
 	"$HC_BIN" "$@" < "$HC_DIR/in" > "$HC_DIR/out" 2>&1 &
