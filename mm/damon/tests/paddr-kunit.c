@@ -386,8 +386,8 @@ static void damon_paddr_test_stat_cold(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
 	for (waited_ms = 0; waited_ms < 20000 &&
-	     READ_ONCE(s->stat.sz_tried) < 3 * sz; waited_ms += 10)
-		msleep(10);
+	     READ_ONCE(s->stat.sz_tried) < 3 * sz; waited_ms += 20)
+		msleep(20);
 	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
 
 	/* Three windows at least, each trying the whole, untouched MiB. */
