@@ -707,6 +707,24 @@ static int damos_test_score_by_age(const struct damon_region *r,
 	return r->age;
 }
 
+/*
+ * A pageout scheme with quota @quota over one target of @nr 64 KiB regions
+ * aged @ages, scored by age.  The target goes to *@tp.
+ */
+static struct damos *damos_test_aged(struct kunit *test, struct damon_ctx *ctx,
+				     const unsigned int *ages, unsigned int nr,
+				     const struct damos_quota *quota,
+				     struct damon_target **tp)
+{
+	unsigned int i;
+
+	*tp = damos_test_target(test, ctx, 0, nr, SZ_64K);
+	for (i = 0; i < nr; i++)
+		damos_test_region(*tp, i)->age = ages[i];
+	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+	return damos_test_scheme(test, ctx, DAMOS_PAGEOUT, quota);
+}
+
 static void damos_test_highest_score_first(struct kunit *test)
 {
 	static const unsigned int ages[] = { 10, 40, 20, 30 };
@@ -718,13 +736,8 @@ static void damos_test_highest_score_first(struct kunit *test)
 	struct damon_fake_applied rec;
 	struct damon_target *t;
 	struct damos *s;
-	unsigned int i;
 
-	t = damos_test_target(test, ctx, 0, 4, SZ_64K);
-	for (i = 0; i < ARRAY_SIZE(ages); i++)
-		damos_test_region(t, i)->age = ages[i];
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, s->quota.min_score, 30U);
@@ -759,13 +772,8 @@ static void damos_test_higher_score_reserved(struct kunit *test)
 	struct damon_fake_applied rec;
 	struct damon_target *t;
 	struct damos *s;
-	unsigned int i;
 
-	t = damos_test_target(test, ctx, 0, 3, SZ_64K);
-	for (i = 0; i < ARRAY_SIZE(ages); i++)
-		damos_test_region(t, i)->age = ages[i];
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, s->quota.min_score, 50U);
@@ -797,13 +805,8 @@ static void damos_test_zero_score_skipped(struct kunit *test)
 	struct damon_fake_applied rec;
 	struct damon_target *t;
 	struct damos *s;
-	unsigned int i;
 
-	t = damos_test_target(test, ctx, 0, 4, SZ_64K);
-	for (i = 0; i < ARRAY_SIZE(ages); i++)
-		damos_test_region(t, i)->age = ages[i];
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_score_fn(damos_test_score_by_age);
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 
 	/* The quota covers everything: no threshold, still no 0 scores. */
 	damos_apply_schemes(ctx);
