@@ -46,12 +46,14 @@ fail() {
 }
 skip() {
 	echo "# SKIP: $*"
+	rm -f "$WERR_FILE"
 	exit $KSFT_SKIP
 }
 
 # Ends the test: 0 if no check failed, 1 otherwise.
 finish() {
 	check_dmesg_clean
+	rm -f "$WERR_FILE"
 	if ((NR_FAILED)); then
 		log "$NR_FAILED check(s) failed"
 		exit $KSFT_FAIL
@@ -65,23 +67,41 @@ require_reclaim() {
 	[ -d "$PARAMS" ] || skip "DAMON_RECLAIM is not built in ($PARAMS missing)"
 }
 
+# Reads and writes use shell builtins only: a fork and exec costs a
+# debug kernel under emulation a good part of a second, and the parameter
+# tests make thousands of them.
+
+# rdv NAME: reads parameter NAME into RV.
+rdv() {
+	RV=
+	read -r RV < "$PARAMS/$1"
+}
+
 # rd NAME: prints the value of parameter NAME.
-rd() { cat "$PARAMS/$1"; }
+rd() {
+	rdv "$1"
+	printf '%s\n' "$RV"
+}
+
+WERR_FILE=$(mktemp /tmp/damon-werr.XXXXXX)
 
 # wr NAME VALUE: writes VALUE to NAME.  Returns the write's status and
 # leaves the error message (e.g. "Invalid argument") in WERR.
 wr() {
-	WERR=$({ printf '%s\n' "$2" > "$PARAMS/$1"; } 2>&1)
+	local rc=0
+	printf '%s\n' "$2" 2> "$WERR_FILE" > "$PARAMS/$1" || rc=$?
+	WERR=
+	((rc)) && read -r WERR < "$WERR_FILE"
+	return $rc
 }
 
 # expect_value NAME VALUE WHAT: checks that NAME reads VALUE.
 expect_value() {
-	local got
-	got=$(rd "$1")
-	if [ "$got" == "$2" ]; then
+	rdv "$1"
+	if [ "$RV" == "$2" ]; then
 		return 0
 	fi
-	fail "$3: $1 reads '$got', expected '$2'"
+	fail "$3: $1 reads '$RV', expected '$2'"
 	return 1
 }
 
@@ -97,7 +117,8 @@ expect_accept() {
 # expect_einval NAME VALUE: the write fails with EINVAL, the value stays.
 expect_einval() {
 	local before
-	before=$(rd "$1")
+	rdv "$1"
+	before=$RV
 	if wr "$1" "$2"; then
 		fail "write '$2' to $1 accepted, expected EINVAL"
 		return 1

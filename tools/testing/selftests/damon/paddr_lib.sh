@@ -74,20 +74,30 @@ RECLAIM_AGGRESSIVE=(min_age=5000000 quota_ms=0 wmarks_high=1000
 	wmarks_mid=999 wmarks_low=0 wmarks_interval=1000000)
 
 # wait_paged_out SECONDS AREA...: polls the status until at least 90% of
-# each AREA is paged out.  Leaves the last status in HC_STATUS.
+# each AREA is paged out.  Leaves the last status in HC_STATUS.  Logs the
+# progress every 30 s, so that a slow run shows whether it stalled.
 wait_paged_out() {
-	local deadline=$((SECONDS + $1)) area res total done
+	local start=$SECONDS deadline=$((SECONDS + $1)) next_log=$((SECONDS + 30))
+	local area res total done progress
 	shift
 	while :; do
 		HC_STATUS=$(hc_cmd status) || return 1
 		done=1
+		progress=
 		for area in "$@"; do
 			res=$(hc_field "$HC_STATUS" "$area")
 			total=$(hc_total "$HC_STATUS" "$area")
+			progress+=" $area $res/$total"
 			((res * 10 <= total)) || done=0
 		done
 		((done)) && return 0
 		((SECONDS < deadline)) || return 1
+		if ((SECONDS >= next_log)); then
+			next_log=$((SECONDS + 30))
+			log "after $((SECONDS - start)) s: resident$progress;" \
+				"tried $(rd bytes_reclaim_tried_regions)," \
+				"reclaimed $(rd bytes_reclaimed_regions)"
+		fi
 		sleep 2
 	done
 }
