@@ -77,7 +77,8 @@ wl_lines=0
 # Cold memory turns cold when the fill ends; from then on, track how much
 # of it left RAM (RSS above the hot part) and when 80% had gone.
 filled_us= cold_out_max=0 t80=
-# Major faults of the workload while it only read its hot part (it says).
+# Major faults of the workload before it verifies its data (it says):
+# hot pages read back from swap.
 hot_majflt=
 
 # Prints the workload's new output lines; sets filled_us at "filled".
@@ -155,7 +156,7 @@ if [[ -n $filled_us ]]; then
 	echo "cold memory:       $((cold_out_max / 1048576)) of $((cold_bytes / 1048576)) MiB paged out at most ($((cold_out_max * 100 / cold_bytes))%); 80% $([[ -n $t80 ]] && echo "reached $t80 s after it turned cold" || echo "not reached")"
 fi
 if [[ -n $hot_majflt ]]; then
-	echo "hot part:          $hot_majflt of its $((size_mib * hot_percent / 100 * 256)) pages read back from swap while it was read (major faults)"
+	echo "hot part:          $hot_majflt of its $((size_mib * hot_percent / 100 * 256)) pages read back from swap (major faults)"
 fi
 echo "swap (zram) used:  $((peak_swap / 1048576)) MiB at peak, $(((MEM[SwapTotal] - MEM[SwapFree]) / 1048576)) MiB at the end"
 if [[ -r /sys/block/zram0/mm_stat ]]; then
