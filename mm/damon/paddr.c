@@ -357,14 +357,11 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 
 /*
  * Whether @folio may be paged out: it passes the scheme's filters and was
- * not accessed since it was last made idle.  A region is judged cold from
- * a few sampled pages; a hot page among cold ones would be paged out and
- * read back at once.  So every folio gets a second chance: one never made
- * idle (never sampled, or accessed through folio_mark_accessed() since) or
- * found young is made idle and kept, and goes on a later pass if nothing
- * touched it in between.  Cold regions stay eligible, so that later pass
- * comes as soon as the quota lets the walk come back.  A young folio keeps
- * the access visible to reclaim through its young flag.
+ * not accessed since DAMON last made it idle.  A folio DAMON never sampled
+ * (or that was accessed through folio_mark_accessed() since) has no idle
+ * flag and is judged by its region's monitoring result alone.  A folio found
+ * young keeps its pages and keeps the access visible to reclaim through the
+ * young flag; it is idle again for the next pass.
  */
 static bool damon_paddr_pageout_allowed(struct folio *folio, struct damos *s)
 {
@@ -372,7 +369,10 @@ static bool damon_paddr_pageout_allowed(struct folio *folio, struct damos *s)
 		return false;
 	if (damos_filter_out_folio(s, folio))
 		return false;
-	return damon_paddr_folio_test_and_reset(folio) == DAMON_PADDR_IDLE;
+	if (folio_test_idle(folio) &&
+	    damon_paddr_folio_test_and_reset(folio) != DAMON_PADDR_IDLE)
+		return false;
+	return true;
 }
 
 /*

@@ -580,12 +580,6 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		start_ns = damos_now_ns();
 		applied = min(ctx->ops.apply_scheme(ctx, t, r, s), sz);
 		damos_quota_record_throughput(q, sz, damos_now_ns() - start_ns);
-		/*
-		 * What the action left in place (pages it found in use, say)
-		 * is judged afresh: the region must show the pattern for its
-		 * minimum age again before it is acted on again.
-		 */
-		r->age = 0;
 	}
 	damos_update_stat(s, sz, applied);
 
@@ -718,8 +712,7 @@ static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
  * act, the quota window is updated, the score threshold that fills the
  * quota is found, and the action is applied to the eligible regions from
  * where the last exhausted window stopped.  Regions may be split at the
- * resume address and at the quota boundary.  A region acted on (by any
- * action but %DAMOS_STAT) restarts at age 0.
+ * resume address and at the quota boundary.
  *
  * Context: The kdamond thread; may sleep.
  */
