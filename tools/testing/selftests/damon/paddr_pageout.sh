@@ -15,7 +15,7 @@ source "$(dirname "$0")/paddr_lib.sh"
 
 HOT_MIB=${HOT_MIB:-32}
 COLD_MIB=${COLD_MIB:-128}
-TIMEOUT_S=${TIMEOUT_S:-420}
+TIMEOUT_S=${TIMEOUT_S:-600}
 
 require_reclaim
 require_zram "$COLD_MIB"
