@@ -88,7 +88,7 @@ show_workload() {
 		((i++ < wl_lines)) && continue
 		echo "$line"
 		[[ -z $filled_us && $line == *"filled in"* ]] && filled_us=$t_us
-		if [[ $line =~ "hot phase: "([0-9]+)" major faults" ]]; then
+		if [[ $line =~ "hot pages read back: "([0-9]+)" major faults" ]]; then
 			hot_majflt=${BASH_REMATCH[1]}
 		fi
 	done < "$wl_log"

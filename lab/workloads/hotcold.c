@@ -9,9 +9,10 @@
  * hide the work).  The first HOT_PERCENT is hot from the moment it is
  * written: what is written of it is read every HOT_PERIOD_S during the
  * fill, then continuously for SECONDS while the rest stays untouched.
- * Major faults before the verification are hot pages read back from swap.  At the end it checks every page against the content it
- * wrote, so pages that went to swap and came back are verified too, and
- * prints PASS or FAIL (exit status 0 or 1).
+ * Major faults before the verification are hot pages read back from swap.
+ * At the end it checks every page against the content it wrote, so pages
+ * that went to swap and came back are verified too, and prints PASS or FAIL
+ * (exit status 0 or 1).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 	/* Throughput for the benchmark (lab/bench): pages read per second. */
 	t = now_s() - start;
 	/* Hot pages that had been paged out and were read back. */
-	printf("hotcold: hot phase: %ld major faults\n",
+	printf("hotcold: hot pages read back: %ld major faults\n",
 	       major_faults() - majflt);
 	printf("hotcold: throughput: %lu passes over %lu hot pages in %.1f s: %.0f pages/s\n",
 	       passes, nr_hot, t, t > 0 ? passes * (double)nr_hot / t : 0.0);
