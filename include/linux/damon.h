@@ -316,6 +316,22 @@ enum damon_ops_id {
 };
 
 /**
+ * struct damos_apply_budget - How much of a region an action may try.
+ * @max_sz:	In: bytes the action may try at most (%ULONG_MAX: no limit).
+ * @sz_tried:	Out: bytes it tried, at most @max_sz.  Memory it passes over
+ *		at little cost (free or kernel pages, say) is not counted: the
+ *		quota and the tried statistics are charged with this.
+ * @end:	In: the end of the region.  Out: where the action stopped,
+ *		lower than the region's end only if @max_sz would otherwise
+ *		have been exceeded; the next charge window resumes there.
+ */
+struct damos_apply_budget {
+	unsigned long max_sz;
+	unsigned long sz_tried;
+	unsigned long end;
+};
+
+/**
  * struct damon_operations - What an address-space backend provides.
  * @id:			Which backend this is.
  * @init:		Prepares the targets before monitoring starts.
@@ -329,8 +345,9 @@ enum damon_ops_id {
  *			@prepare_access_checks.  Returns the largest
  *			&damon_region.nr_accesses seen.
  * @target_valid:	Whether a target can still be monitored.  Optional.
- * @apply_scheme:	Applies the action of a scheme to a whole region,
- *			honouring the scheme's filters.  Returns the bytes
+ * @apply_scheme:	Applies the action of a scheme to a region from its
+ *			start, honouring the scheme's filters and the budget
+ *			(see &struct damos_apply_budget).  Returns the bytes
  *			really acted on.  Optional (then no action works).
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
@@ -351,7 +368,8 @@ struct damon_operations {
 	bool (*target_valid)(struct damon_target *t);
 	unsigned long (*apply_scheme)(struct damon_ctx *ctx,
 				      struct damon_target *t,
-				      struct damon_region *r, struct damos *s);
+				      struct damon_region *r, struct damos *s,
+				      struct damos_apply_budget *budget);
 	int (*get_scheme_score)(struct damon_ctx *ctx, struct damon_target *t,
 				struct damon_region *r, struct damos *s);
 	void (*cleanup)(struct damon_ctx *ctx);

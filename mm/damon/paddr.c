@@ -343,6 +343,9 @@ struct damon_paddr_pageout {
 	unsigned long start_pfn;
 	struct list_head folios;	/* isolated, not yet reclaimed */
 	unsigned int nr_folios;
+	unsigned long nr_tried;		/* pages of folios worth a try */
+	unsigned long max_tried;	/* pages: the budget */
+	bool stopped;			/* the budget ran out */
 	unsigned long nr_reclaimed;	/* pages */
 };
 
@@ -356,23 +359,17 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 }
 
 /*
- * Whether @folio may be paged out: it passes the scheme's filters and was
- * not accessed since DAMON last made it idle.  A folio DAMON never sampled
- * (or that was accessed through folio_mark_accessed() since) has no idle
- * flag and is judged by its region's monitoring result alone.  A folio found
- * young keeps its pages and keeps the access visible to reclaim through the
- * young flag; it is idle again for the next pass.
+ * Whether @folio, reclaimable and past the scheme's filters, may be paged
+ * out: it was not accessed since DAMON last made it idle.  A folio DAMON
+ * never sampled (or that was accessed through folio_mark_accessed() since)
+ * has no idle flag and is judged by its region's monitoring result alone.
+ * A folio found young keeps its pages and keeps the access visible to
+ * reclaim through the young flag; it is idle again for the next pass.
  */
-static bool damon_paddr_pageout_allowed(struct folio *folio, struct damos *s)
+static bool damon_paddr_pageout_allowed(struct folio *folio)
 {
-	if (!damon_paddr_folio_reclaimable(folio))
-		return false;
-	if (damos_filter_out_folio(s, folio))
-		return false;
-	if (folio_test_idle(folio) &&
-	    damon_paddr_folio_test_and_reset(folio) != DAMON_PADDR_IDLE)
-		return false;
-	return true;
+	return !folio_test_idle(folio) ||
+		damon_paddr_folio_test_and_reset(folio) == DAMON_PADDR_IDLE;
 }
 
 /*
@@ -396,22 +393,39 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 	 * A large folio belongs to the region holding its first page, so that
 	 * it is not paged out for a region it barely overlaps.
 	 */
-	if (folio_pfn(folio) >= po->start_pfn &&
-	    damon_paddr_pageout_allowed(folio, po->scheme) &&
-	    folio_isolate_lru(folio)) {
+	if (folio_pfn(folio) < po->start_pfn ||
+	    !damon_paddr_folio_reclaimable(folio) ||
+	    damos_filter_out_folio(po->scheme, folio))
+		goto out;
+	if (folio_nr_pages(folio) > po->max_tried - po->nr_tried) {
+		po->stopped = true;
+		folio_put(folio);
+		return 0;
+	}
+	po->nr_tried += folio_nr_pages(folio);
+	if (damon_paddr_pageout_allowed(folio) && folio_isolate_lru(folio)) {
 		list_add_tail(&folio->lru, &po->folios);
 		po->nr_folios++;
 	}
+out:
 	folio_put(folio);
 	return nr;
 }
 
+/*
+ * Pages out what may go of @r, from its start until @b runs out.  Tries
+ * (and charges) only the folios it weighs: free, kernel, unevictable and
+ * filtered-out memory is passed over at little cost.  Returns the bytes
+ * reclaimed.
+ */
 static unsigned long damon_paddr_pageout(struct damon_region *r,
-					 struct damos *s)
+					 struct damos *s,
+					 struct damos_apply_budget *b)
 {
 	struct damon_paddr_pageout po = {
 		.scheme = s,
 		.start_pfn = PHYS_PFN(r->ar.start),
+		.max_tried = b->max_sz >> PAGE_SHIFT,
 		.folios = LIST_HEAD_INIT(po.folios),
 	};
 	unsigned long end_pfn = PHYS_PFN(r->ar.end);
@@ -420,6 +434,8 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 
 	while (pfn < end_pfn) {
 		pfn += damon_paddr_pageout_pfn(&po, pfn);
+		if (po.stopped)
+			break;
 		if (po.nr_folios >= DAMON_PADDR_PAGEOUT_BATCH)
 			damon_paddr_pageout_flush(&po);
 		if (pfn >= next_resched) {
@@ -432,18 +448,21 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 		}
 	}
 	damon_paddr_pageout_flush(&po);
-	/* Whole large folios may stick out of the region; don't overstate. */
-	return min(po.nr_reclaimed << PAGE_SHIFT, damon_region_sz(r));
+	b->sz_tried = po.nr_tried << PAGE_SHIFT;
+	if (po.stopped)
+		b->end = PFN_PHYS(pfn);
+	return po.nr_reclaimed << PAGE_SHIFT;
 }
 
 static unsigned long damon_paddr_apply_scheme(struct damon_ctx *ctx,
 					      struct damon_target *t,
 					      struct damon_region *r,
-					      struct damos *s)
+					      struct damos *s,
+					      struct damos_apply_budget *b)
 {
 	switch (s->action) {
 	case DAMOS_PAGEOUT:
-		return damon_paddr_pageout(r, s);
+		return damon_paddr_pageout(r, s, b);
 	default:
 		return 0;
 	}

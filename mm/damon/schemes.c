@@ -549,8 +549,11 @@ static void damos_quota_out(struct damos *s, struct damon_target *t,
 }
 
 /*
- * Acts on at most @budget bytes of @r, cutting it there (aligned) if it is
- * bigger.  Returns true when the quota ran out.
+ * Acts on @r, trying at most @budget bytes of it, and charges the quota
+ * with what was tried.  The stat action tries every byte, so @r is cut
+ * (aligned) at the budget first; an operations backend stops by itself
+ * where the budget runs out and says where, and @r is cut there after.
+ * Returns true when the quota ran out.
  */
 static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		      struct damon_region *r, struct damos_walk *w,
@@ -560,37 +563,49 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	struct damos *s = w->s;
 	struct damos_quota *q = &s->quota;
 	unsigned long sz = damon_region_sz(r);
-	unsigned long applied = 0;
+	struct damos_apply_budget b = {
+		.max_sz = w->limited ? ALIGN_DOWN(budget, align) : ULONG_MAX,
+	};
+	unsigned long applied = 0, stop;
 	u64 start_ns;
 
-	if (sz > budget) {
-		sz = ALIGN_DOWN(budget, align);
-		if (!sz)
-			return false;
-		damon_split_region_at(t, r, sz);
-		/* No memory to split: stop as if the quota ran out. */
-		if (damon_region_sz(r) != sz) {
-			damos_quota_out(s, t, r->ar.start);
-			return true;
+	if (s->action == DAMOS_STAT || !ctx->ops.apply_scheme) {
+		/* Acts on nothing: only counts what it was tried on. */
+		if (sz > b.max_sz) {
+			damon_split_region_at(t, r, b.max_sz);
+			/* No memory to split: stop as if the quota ran out. */
+			if (damon_region_sz(r) != b.max_sz) {
+				damos_quota_out(s, t, r->ar.start);
+				return true;
+			}
+			sz = b.max_sz;
 		}
-	}
-
-	/* DAMOS_STAT acts on nothing: it only counts what it was tried on. */
-	if (s->action != DAMOS_STAT && ctx->ops.apply_scheme) {
+		b.sz_tried = sz;
+		stop = r->ar.end;
+	} else {
+		b.end = r->ar.end;
 		start_ns = damos_now_ns();
-		applied = min(ctx->ops.apply_scheme(ctx, t, r, s), sz);
-		damos_quota_record_throughput(q, sz, damos_now_ns() - start_ns);
+		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
+		b.sz_tried = min(b.sz_tried, b.max_sz);
+		applied = min(applied, b.sz_tried);
+		damos_quota_record_throughput(q, b.sz_tried,
+					      damos_now_ns() - start_ns);
+		stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start, r->ar.end);
 	}
-	damos_update_stat(s, sz, applied);
+	damos_update_stat(s, b.sz_tried, applied);
 
 	if (!w->limited)
 		return false;
-	q->charged_sz += sz;
+	/* The rest, not acted on, is judged on its own from now on. */
+	if (stop > r->ar.start && stop < r->ar.end)
+		damon_split_region_at(t, r, stop - r->ar.start);
+	q->charged_sz += b.sz_tried;
+	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
-		w->hi_left -= min(w->hi_left, sz);
+		w->hi_left -= min(w->hi_left, stop - r->ar.start);
 	if (q->esz - q->charged_sz >= align)
 		return false;
-	damos_quota_out(s, t, r->ar.end);
+	damos_quota_out(s, t, stop);
 	return true;
 }
 

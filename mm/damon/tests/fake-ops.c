@@ -26,6 +26,7 @@ static unsigned int damon_fake_nr_hot;
 static bool damon_fake_targets_valid = true;
 static u64 damon_fake_cost_ns_per_byte;
 static unsigned int damon_fake_applied_permil = 1000;
+static unsigned int damon_fake_tried_permil = 1000;
 static damon_fake_score_fn damon_fake_score;
 static u64 damon_fake_clock;
 static unsigned long damon_fake_nr_samples;
@@ -111,17 +112,28 @@ static bool damon_fake_target_valid(struct damon_target *t)
 static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 					     struct damon_target *t,
 					     struct damon_region *r,
-					     struct damos *s)
+					     struct damos *s,
+					     struct damos_apply_budget *b)
 {
 	unsigned long sz = damon_region_sz(r);
 	struct damon_fake_applied *rec;
+	unsigned long tried;
 	u64 cost_ns;
 
 	spin_lock(&damon_fake_lock);
+	/* Tries a share of each page; stops at the last page that fits. */
+	tried = mult_frac(sz, damon_fake_tried_permil, 1000);
+	if (tried > b->max_sz) {
+		sz = mult_frac(b->max_sz, 1000, damon_fake_tried_permil);
+		sz = ALIGN_DOWN(min(sz, damon_region_sz(r)), PAGE_SIZE);
+		tried = mult_frac(sz, damon_fake_tried_permil, 1000);
+		b->end = r->ar.start + sz;
+	}
+	b->sz_tried = tried;
 	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
 		rec = &damon_fake_records[damon_fake_nr_applied];
 		rec->start = r->ar.start;
-		rec->end = r->ar.end;
+		rec->end = r->ar.start + sz;
 		rec->nr_accesses = r->nr_accesses;
 		rec->age = r->age;
 		rec->scheme = s;
@@ -129,7 +141,8 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	}
 	if (damon_fake_nr_applied < UINT_MAX)
 		damon_fake_nr_applied++;
-	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
+	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)tried,
+			       &cost_ns))
 		cost_ns = U64_MAX;
 	damon_fake_clock += min(cost_ns, U64_MAX - damon_fake_clock);
 	sz = mult_frac(sz, damon_fake_applied_permil, 1000);
@@ -177,6 +190,7 @@ void damon_fake_ops_reset(void)
 	WRITE_ONCE(damon_fake_targets_valid, true);
 	damon_fake_cost_ns_per_byte = 0;
 	damon_fake_applied_permil = 1000;
+	damon_fake_tried_permil = 1000;
 	WRITE_ONCE(damon_fake_score, NULL);
 	damon_fake_clock = 0;
 	damon_fake_nr_samples = 0;
@@ -258,7 +272,7 @@ void damon_fake_ops_set_targets_valid(bool valid)
 
 /**
  * damon_fake_ops_set_cost_ns_per_byte() - Makes actions seem to take time.
- * @ns:	Nanoseconds the fake clock advances per byte acted on.
+ * @ns:	Nanoseconds the fake clock advances per byte tried.
  *
  * Context: Any context.
  */
@@ -281,6 +295,21 @@ void damon_fake_ops_set_applied_permil(unsigned int permil)
 {
 	spin_lock(&damon_fake_lock);
 	damon_fake_applied_permil = min(permil, 1000U);
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_tried_permil() - Sets how much of a region an action
+ * reports having worked on (and spends its cost per byte on).
+ * @permil:	Per-thousand of the region size apply_scheme() reports
+ *		through its sz_tried argument (1000, the default: all).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_tried_permil(unsigned int permil)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_tried_permil = min(permil, 1000U);
 	spin_unlock(&damon_fake_lock);
 }
 

@@ -36,7 +36,8 @@
 /**
  * struct damon_fake_applied - One apply_scheme() call the backend received.
  * @start:		Start of the region acted on.
- * @end:		End of the region acted on.
+ * @end:		Where the action stopped: the region's end, or where
+ *			the budget ran out.
  * @nr_accesses:	Access count of the region at that time.
  * @age:		Age of the region at that time.
  * @scheme:		The scheme (compare pointers only; it may be gone).
@@ -68,6 +69,7 @@ int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
 void damon_fake_ops_set_targets_valid(bool valid);
 void damon_fake_ops_set_cost_ns_per_byte(u64 ns);
 void damon_fake_ops_set_applied_permil(unsigned int permil);
+void damon_fake_ops_set_tried_permil(unsigned int permil);
 void damon_fake_ops_set_score_fn(damon_fake_score_fn fn);
 u64 damon_fake_ops_clock_ns(void);
 void damon_fake_ops_advance_clock_ns(u64 ns);

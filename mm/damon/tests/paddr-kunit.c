@@ -213,10 +213,21 @@ static struct damos *damon_paddr_test_scheme(struct kunit *test,
 	return s;
 }
 
+/* What the DAMOS engine passes to apply_scheme() for @r. */
+static struct damos_apply_budget
+damon_paddr_test_budget(const struct damon_region *r, unsigned long max_sz)
+{
+	return (struct damos_apply_budget){
+		.max_sz = max_sz,
+		.end = r->ar.end,
+	};
+}
+
 /* A kernel page is not on an LRU: never accessed, never paged out. */
 static void damon_paddr_test_kernel_page(struct kunit *test)
 {
 	struct page *page = alloc_page(GFP_KERNEL);
+	struct damos_apply_budget b;
 	unsigned long pfn;
 	struct damon_region *r;
 	struct damon_ctx *ctx;
@@ -238,7 +249,11 @@ static void damon_paddr_test_kernel_page(struct kunit *test)
 	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
 	r->age = 100;
 	KUNIT_EXPECT_EQ(test, ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
-	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+	/* A free page costs the quota nothing. */
+	b = damon_paddr_test_budget(r, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
+	KUNIT_EXPECT_EQ(test, b.end, r->ar.end);
 	/* No reference was left behind. */
 	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
 	damon_destroy_ctx(ctx);
@@ -265,7 +280,9 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	struct damon_ctx *ctx;
 	struct folio *folio;
 	struct file *file;
+	struct damos_apply_budget b;
 	unsigned long pfn;
+	bool swap;
 	struct damos *s;
 	int refs;
 
@@ -317,18 +334,29 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
 	r->nr_accesses = 0;
 	r->age = 100;
-	if (get_nr_swap_pages() > 0)
+	swap = get_nr_swap_pages() > 0;
+	if (swap)
 		KUNIT_EXPECT_GT(test,
 				ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
 	else
 		KUNIT_EXPECT_EQ(test,
 				ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
-	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+	/* A budget too small for the folio stops before it. */
+	b = damon_paddr_test_budget(r, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
+	KUNIT_EXPECT_EQ(test, b.end, swap ? r->ar.start : r->ar.end);
+	/* Tried (and charged) only where it could have gone. */
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, swap ? PAGE_SIZE : 0UL);
+	KUNIT_EXPECT_EQ(test, b.end, r->ar.end);
 	lru_add_drain_all();
 	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
 
 	s->action = DAMOS_STAT;
-	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s), 0UL);
+	b = damon_paddr_test_budget(r, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 
 	damon_destroy_ctx(ctx);
 	/* Every reference DAMON took was dropped. */

@@ -585,6 +585,83 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, 20 * 24 * PAGE_SIZE);
 }
 
+/*
+ * An action charges the quota with what it reports having worked on, not
+ * with the region size: regions that are three-quarters free memory let a
+ * window cover four times the quota in region bytes.
+ */
+static void damos_test_quota_charges_tried(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_64K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damos *s;
+
+	damos_test_target(test, ctx, 0, 8, SZ_64K);
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_tried_permil(250);
+	damon_fake_ops_set_applied_permil(500);
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 4U);
+	rec = damos_test_applied(test, 3);
+	KUNIT_EXPECT_EQ(test, rec.end, 4UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_64K);
+	/* Never more applied than tried. */
+	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
+
+	/* The next window goes on from there. */
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 8U);
+	rec = damos_test_applied(test, 4);
+	KUNIT_EXPECT_EQ(test, rec.start, 4UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 2UL * SZ_64K);
+}
+
+/*
+ * Where the quota runs out inside a region, the action stops there by
+ * itself and the next window resumes at that very address.
+ */
+static void damos_test_quota_stops_inside_region(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = 6 * PAGE_SIZE,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damos *s;
+
+	damos_test_target(test, ctx, 0, 2, 16 * PAGE_SIZE);
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_tried_permil(500);
+	damos_apply_schemes(ctx);
+	/* 8 pages tried of the first region leave 12 pages of the second. */
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	rec = damos_test_applied(test, 0);
+	KUNIT_EXPECT_EQ(test, rec.start, 0UL);
+	KUNIT_EXPECT_EQ(test, rec.end, 12 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 6 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
+
+	/* 2 pages tried of the rest, then 4 of the second region. */
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 3U);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, 12 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, rec.end, 16 * PAGE_SIZE);
+	rec = damos_test_applied(test, 2);
+	KUNIT_EXPECT_EQ(test, rec.start, 16 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, rec.end, 24 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 12 * PAGE_SIZE);
+}
+
 /* A quota set on a scheme that had none limits its very next application. */
 static void damos_test_quota_set_later(struct kunit *test)
 {
@@ -1356,6 +1433,8 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_autotune_feedback),
 	KUNIT_CASE(damos_test_autotune_psi),
 	KUNIT_CASE(damos_test_size_quota_never_exceeded),
+	KUNIT_CASE(damos_test_quota_charges_tried),
+	KUNIT_CASE(damos_test_quota_stops_inside_region),
 	KUNIT_CASE(damos_test_quota_set_later),
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
