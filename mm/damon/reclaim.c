@@ -154,6 +154,13 @@ DAMON_MODULES_ULONG_PARAM(monitor_region_end,
 DAMON_MODULES_BOOL_PARAM(skip_anon, damon_reclaim_in.skip_anon,
 			 DAMON_RECLAIM_REFUSED);
 
+/*
+ * Count in the statistics what would be paged out, but page out nothing:
+ * to see what DAMON_RECLAIM would take before letting it.
+ */
+DAMON_MODULES_BOOL_PARAM(dry_run, damon_reclaim_in.dry_run,
+			 DAMON_RECLAIM_REFUSED);
+
 /* PID of the running kdamond, -1 when off. */
 module_param_cb(kdamond_pid, &damon_modules_kdamond_pid_ops,
 		&damon_reclaim_runner, 0400);
@@ -222,7 +229,8 @@ static int damon_reclaim_add_goal(struct damos *s,
  * @in->common.attrs, saturating instead of wrapping), oldest first, within
  * the quotas and free-memory watermarks of @in.  Quota goals are added for
  * the non-zero quota_mem_pressure_us and quota_autotune_feedback, and an
- * anonymous-memory filter for skip_anon.
+ * anonymous-memory filter for skip_anon.  With @in->dry_run the scheme only
+ * counts (%DAMOS_STAT).
  *
  * Context: Process context, may sleep (allocates).
  * Return: The new scheme, or NULL if out of memory.
@@ -257,7 +265,8 @@ struct damos *damon_reclaim_new_scheme(const struct damon_reclaim_inputs *in)
 	struct damos_filter *filter;
 	struct damos *s;
 
-	s = damos_new_scheme(&pattern, DAMOS_PAGEOUT, 0, &quota, &wmarks);
+	s = damos_new_scheme(&pattern, in->dry_run ? DAMOS_STAT : DAMOS_PAGEOUT,
+			     0, &quota, &wmarks);
 	if (!s)
 		return NULL;
 

@@ -24,6 +24,8 @@
  * @quota_autotune_feedback:	quota_autotune_feedback: user feedback, aims
  *				at 10000, 0 for no such goal.
  * @skip_anon:			skip_anon: leave anonymous memory alone.
+ * @dry_run:			dry_run: count what would be paged out, page
+ *				out nothing.
  */
 struct damon_reclaim_inputs {
 	struct damon_modules_common_inputs common;
@@ -34,6 +36,7 @@ struct damon_reclaim_inputs {
 	unsigned long quota_mem_pressure_us;
 	unsigned long quota_autotune_feedback;
 	bool skip_anon;
+	bool dry_run;
 };
 
 /* Bit of damon_reclaim_check_inputs(): quota_reset_interval_ms is 0. */

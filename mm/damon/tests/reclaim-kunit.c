@@ -435,6 +435,15 @@ static void damon_reclaim_test_default_scheme(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&s->filters));
 	KUNIT_EXPECT_EQ(test, damos_validate_scheme(s), 0);
 	damon_destroy_scheme(s);
+
+	/* A dry run counts the same regions and acts on none. */
+	in.dry_run = true;
+	s = damon_reclaim_new_scheme(&in);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_EQ(test, s->action, DAMOS_STAT);
+	KUNIT_EXPECT_EQ(test, s->pattern.min_age_region, 1200U);
+	KUNIT_EXPECT_EQ(test, s->quota.sz, 128UL * 1024 * 1024);
+	damon_destroy_scheme(s);
 }
 
 static unsigned int damon_reclaim_test_min_age(unsigned long aggr_us,

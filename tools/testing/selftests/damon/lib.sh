@@ -32,6 +32,7 @@ DEFAULTS=(
 	monitor_region_start=0
 	monitor_region_end=0
 	skip_anon=N
+	dry_run=N
 )
 
 # Read-only parameters (0400).

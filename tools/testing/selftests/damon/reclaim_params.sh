@@ -70,6 +70,9 @@ check_ranges() {
 	expect_accept skip_anon n N
 	expect_einval skip_anon maybe
 	expect_einval skip_anon ""
+	expect_accept dry_run 1 Y
+	expect_accept dry_run N
+	expect_einval dry_run 2
 	expect_einval enabled maybe
 	expect_einval commit_inputs maybe
 	expect_value commit_inputs N "commit_inputs"
