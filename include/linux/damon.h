@@ -44,7 +44,8 @@ struct damon_addr_range {
  * @ar:			The address range of the region.
  * @list:		Entry in the region list of the target.
  * @age:		Aggregation windows for which the access frequency of
- *			the region stayed alike.
+ *			the region stayed alike, or since a DAMOS action
+ *			other than %DAMOS_STAT was last applied to it.
  * @nr_accesses:	Sampling intervals of the current aggregation window
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.

@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) "damon-paddr: " fmt
 
 #include <linux/damon.h>
+#include <linux/hugetlb.h>
 #include <linux/init.h>
 #include <linux/ioport.h>
 #include <linux/kthread.h>
@@ -30,6 +31,7 @@
 #include <linux/rmap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
+#include <asm/tlbflush.h>
 
 #include "../internal.h"	/* mm/internal.h: LRU isolation, reclaim */
 #include "internal.h"		/* mm/damon/internal.h */
@@ -92,10 +94,36 @@ static unsigned long damon_paddr_nr_untracked(struct page *page,
 
 /* === Access checks === */
 
+/*
+ * Clearing an Accessed bit does not flush the TLB (x86 never does, see
+ * ptep_clear_flush_young()): a CPU that still caches the translation goes
+ * on accessing the page without setting the bit again, and the page looks
+ * idle for as long as the entry stays cached.  Hardware TLBs are small
+ * enough for that not to last, an emulator's may hold a whole working set.
+ * Flushing every cleared bit would cost an interrupt per sample, so the
+ * callers ask for flushes only where a blind spot is costly.
+ */
+enum damon_paddr_flush {
+	DAMON_PADDR_FLUSH_NONE,
+	DAMON_PADDR_FLUSH_YOUNG,	/* the mappings found young */
+	DAMON_PADDR_FLUSH_ALL,		/* every mapping */
+};
+
 /* Argument of the reverse-map walk that tests and clears Accessed bits. */
 struct damon_paddr_rmap_arg {
 	bool young;
+	enum damon_paddr_flush flush;
 };
+
+/* Lets the next access through the mapping at @pvmw set its bit again. */
+static void damon_paddr_flush_young(struct page_vma_mapped_walk *pvmw)
+{
+	unsigned long size = PAGE_SIZE;
+
+	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) && !pvmw->pte)
+		size = HPAGE_PMD_SIZE;
+	flush_tlb_range(pvmw->vma, pvmw->address, pvmw->address + size);
+}
 
 static bool damon_paddr_clear_young_one(struct folio *folio,
 					struct vm_area_struct *vma,
@@ -117,6 +145,9 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 			WARN_ON_ONCE(1);	/* PMD mapping without THP */
 		if (young)
 			rmap_arg->young = true;
+		if (rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
+		    (young && rmap_arg->flush == DAMON_PADDR_FLUSH_YOUNG))
+			damon_paddr_flush_young(&pvmw);
 	}
 	return true;
 }
@@ -131,12 +162,15 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
  * folio_mark_accessed() clears on each access; PG_referenced and the LRU
  * position are reclaim's and are left alone.
  *
+ * @flush says which mappings to flush from the TLBs.
+ *
  * The caller holds a reference on @folio.
  */
 static enum damon_paddr_access
-damon_paddr_folio_test_and_reset(struct folio *folio)
+damon_paddr_folio_test_and_reset(struct folio *folio,
+				 enum damon_paddr_flush flush)
 {
-	struct damon_paddr_rmap_arg arg = {};
+	struct damon_paddr_rmap_arg arg = { .flush = flush };
 	struct rmap_walk_control rwc = {
 		.arg = &arg,
 		.rmap_one = damon_paddr_clear_young_one,
@@ -179,7 +213,8 @@ struct damon_paddr_folio_memo {
 
 static enum damon_paddr_access
 damon_paddr_pfn_test_and_reset(unsigned long pfn,
-			       struct damon_paddr_folio_memo *memo)
+			       struct damon_paddr_folio_memo *memo,
+			       enum damon_paddr_flush flush)
 {
 	enum damon_paddr_access access;
 	struct folio *folio;
@@ -189,7 +224,7 @@ damon_paddr_pfn_test_and_reset(unsigned long pfn,
 	folio = damon_paddr_get_lru_folio(pfn);
 	if (!folio)
 		return DAMON_PADDR_UNTRACKED;
-	access = damon_paddr_folio_test_and_reset(folio);
+	access = damon_paddr_folio_test_and_reset(folio, flush);
 	if (memo && folio_test_large(folio)) {
 		memo->start_pfn = folio_pfn(folio);
 		memo->end_pfn = memo->start_pfn + folio_nr_pages(folio);
@@ -216,7 +251,7 @@ damon_paddr_pfn_test_and_reset(unsigned long pfn,
  */
 enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
 {
-	return damon_paddr_pfn_test_and_reset(pfn, NULL);
+	return damon_paddr_pfn_test_and_reset(pfn, NULL, DAMON_PADDR_FLUSH_NONE);
 }
 
 /*
@@ -233,10 +268,13 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
  * A sampled page whose folio was made idle by the last check (or, after a
  * re-draw, by the preparation) is "armed": its address is tagged with
  * DAMON_PADDR_ARMED, a bit below PAGE_SHIFT that DAMON's page-granular
- * addresses never use.  Only an armed page is checked.
+ * addresses never use.  Only an armed page is checked.  Another such bit,
+ * DAMON_PADDR_STALE_TLB, tells that an Accessed bit of the page was cleared
+ * without a TLB flush (see damon_paddr_sample_flush()).
  */
 #define DAMON_PADDR_REDRAW_ONE_IN	8
 #define DAMON_PADDR_ARMED		1UL
+#define DAMON_PADDR_STALE_TLB		2UL
 
 static bool damon_paddr_sample_armed(const struct damon_region *r)
 {
@@ -258,6 +296,45 @@ static unsigned long damon_paddr_random_pfn(const struct damon_region *r)
 	return first + get_random_long() % nr;
 }
 
+/*
+ * Which TLB entries sampling @r flushes.  While no access was seen in the
+ * window, those found young, and all of the sampled page's if one of its
+ * bits was cleared without a flush before: a hot page cached in a TLB must
+ * not make the region look idle.  Once an access was seen, none: blind
+ * spots then only lower the count a little, and the page is marked stale
+ * for the next window.  A region costs a few flushes per aggregation
+ * interval at most.
+ */
+static enum damon_paddr_flush
+damon_paddr_sample_flush(const struct damon_region *r)
+{
+	if (r->nr_accesses)
+		return DAMON_PADDR_FLUSH_NONE;
+	if (r->sampling_addr & DAMON_PADDR_STALE_TLB)
+		return DAMON_PADDR_FLUSH_ALL;
+	return DAMON_PADDR_FLUSH_YOUNG;
+}
+
+/* Before a re-draw: leaves no blind spot behind. */
+static void damon_paddr_leave_sample(struct damon_region *r)
+{
+	if (damon_paddr_sample_armed(r) &&
+	    (r->sampling_addr & DAMON_PADDR_STALE_TLB))
+		damon_paddr_pfn_test_and_reset(PHYS_PFN(r->sampling_addr),
+					       NULL, DAMON_PADDR_FLUSH_ALL);
+}
+
+/* Records whether the sampled page of @r was left with a stale TLB entry. */
+static void damon_paddr_note_flush(struct damon_region *r,
+				   enum damon_paddr_access access,
+				   enum damon_paddr_flush flush)
+{
+	if (flush != DAMON_PADDR_FLUSH_NONE)
+		r->sampling_addr &= ~DAMON_PADDR_STALE_TLB;
+	else if (access == DAMON_PADDR_ACCESSED)
+		r->sampling_addr |= DAMON_PADDR_STALE_TLB;
+}
+
 static bool damon_paddr_access_known(enum damon_paddr_access access)
 {
 	return access == DAMON_PADDR_ACCESSED || access == DAMON_PADDR_IDLE;
@@ -271,17 +348,21 @@ static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
+			enum damon_paddr_flush flush;
 			enum damon_paddr_access access;
 			unsigned long pfn;
 
 			if (damon_paddr_sample_armed(r) &&
 			    get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN))
 				continue;
+			damon_paddr_leave_sample(r);
 			pfn = damon_paddr_random_pfn(r);
-			access = damon_paddr_pfn_test_and_reset(pfn, &memo);
 			r->sampling_addr = PFN_PHYS(pfn);
+			flush = damon_paddr_sample_flush(r);
+			access = damon_paddr_pfn_test_and_reset(pfn, &memo, flush);
 			if (damon_paddr_access_known(access))
 				r->sampling_addr |= DAMON_PADDR_ARMED;
+			damon_paddr_note_flush(r, access, flush);
 		}
 	}
 }
@@ -296,11 +377,15 @@ static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			unsigned long pfn = PHYS_PFN(r->sampling_addr);
+			enum damon_paddr_flush flush;
 			enum damon_paddr_access access;
 
 			if (damon_paddr_sample_armed(r)) {
+				flush = damon_paddr_sample_flush(r);
 				access = damon_paddr_pfn_test_and_reset(pfn,
-									&memo);
+									&memo,
+									flush);
+				damon_paddr_note_flush(r, access, flush);
 				if (access == DAMON_PADDR_ACCESSED)
 					r->nr_accesses++;
 				if (!damon_paddr_access_known(access))
@@ -360,16 +445,22 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 
 /*
  * Whether @folio, reclaimable and past the scheme's filters, may be paged
- * out: it was not accessed since DAMON last made it idle.  A folio DAMON
- * never sampled (or that was accessed through folio_mark_accessed() since)
- * has no idle flag and is judged by its region's monitoring result alone.
- * A folio found young keeps its pages and keeps the access visible to
- * reclaim through the young flag; it is idle again for the next pass.
+ * out: it was not accessed since it was last made idle.  A region is judged
+ * cold from a few sampled pages; a hot page among cold ones would be paged
+ * out and read back at once.  So every folio gets a second chance: one
+ * never made idle (never sampled, or accessed through folio_mark_accessed()
+ * since) or found young is made idle and kept, and goes on a later pass if
+ * nothing touched it in between.  The engine restarts the region's age
+ * after the pass, so the later pass comes the scheme's minimum age later.
+ * The TLB entries of a young folio are flushed so that an access in between
+ * shows, and the folio keeps the access visible to reclaim through its
+ * young flag.
  */
 static bool damon_paddr_pageout_allowed(struct folio *folio)
 {
-	return !folio_test_idle(folio) ||
-		damon_paddr_folio_test_and_reset(folio) == DAMON_PADDR_IDLE;
+	return damon_paddr_folio_test_and_reset(folio,
+						DAMON_PADDR_FLUSH_YOUNG) ==
+		DAMON_PADDR_IDLE;
 }
 
 /*

@@ -591,14 +591,21 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		damos_quota_record_throughput(q, b.sz_tried,
 					      damos_now_ns() - start_ns);
 		stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start, r->ar.end);
+		/* The rest, not acted on, is judged on its own from now on. */
+		if (stop > r->ar.start && stop < r->ar.end)
+			damon_split_region_at(t, r, stop - r->ar.start);
+		/*
+		 * What the action left in place (pages it found in use, say)
+		 * is judged afresh: the region must show the pattern for its
+		 * minimum age again before it is acted on again.
+		 */
+		if (damon_region_sz(r) == stop - r->ar.start)
+			r->age = 0;
 	}
 	damos_update_stat(s, b.sz_tried, applied);
 
 	if (!w->limited)
 		return false;
-	/* The rest, not acted on, is judged on its own from now on. */
-	if (stop > r->ar.start && stop < r->ar.end)
-		damon_split_region_at(t, r, stop - r->ar.start);
 	q->charged_sz += b.sz_tried;
 	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
@@ -727,7 +734,8 @@ static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
  * act, the quota window is updated, the score threshold that fills the
  * quota is found, and the action is applied to the eligible regions from
  * where the last exhausted window stopped.  Regions may be split at the
- * resume address and at the quota boundary.
+ * resume address and at the quota boundary.  A region acted on (by any
+ * action but %DAMOS_STAT) restarts at age 0.
  *
  * Context: The kdamond thread; may sleep.
  */

@@ -635,17 +635,23 @@ static void damos_test_quota_stops_inside_region(struct kunit *test)
 		.reset_interval_ms = DAMOS_TEST_RESET_MS,
 	};
 	struct damon_fake_applied rec;
+	struct damon_target *t;
 	struct damos *s;
 
-	damos_test_target(test, ctx, 0, 2, 16 * PAGE_SIZE);
+	t = damos_test_target(test, ctx, 0, 2, 16 * PAGE_SIZE);
+	damos_test_region(t, 0)->age = 7;
 	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
 	damon_fake_ops_set_tried_permil(500);
 	damos_apply_schemes(ctx);
-	/* 8 pages tried of the first region leave 12 pages of the second. */
+	/* 6 pages tried in the first 12 of the first region. */
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
 	rec = damos_test_applied(test, 0);
 	KUNIT_EXPECT_EQ(test, rec.start, 0UL);
 	KUNIT_EXPECT_EQ(test, rec.end, 12 * PAGE_SIZE);
+	/* Only the part acted on starts aging afresh. */
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 0)->ar.end, 12 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 0)->age, 0U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 1)->age, 7U);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 6 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
 
@@ -825,8 +831,14 @@ static void damos_test_highest_score_first(struct kunit *test)
 	rec = damos_test_applied(test, 1);
 	KUNIT_EXPECT_EQ(test, rec.start, 3UL * SZ_64K);
 	KUNIT_EXPECT_EQ(test, rec.age, 30U);
+	/* Acted on: they start aging afresh; the others keep their age. */
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 1)->age, 0U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 3)->age, 0U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 2)->age, 20U);
 
 	/* Out-of-range scores from the operations are clamped. */
+	damos_test_region(t, 1)->age = 40;
+	damos_test_region(t, 3)->age = 30;
 	damos_test_region(t, 0)->age = 1000;
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
@@ -896,7 +908,10 @@ static void damos_test_zero_score_skipped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 2UL * SZ_64K);
 
-	/* Without a quota either. */
+	/* Without a quota either (ages restored: acting reset them). */
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 1)->age, 0U);
+	damos_test_region(t, 1)->age = 60;
+	damos_test_region(t, 3)->age = 20;
 	s->quota.sz = 0;
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
@@ -957,6 +972,9 @@ static void damos_test_generic_score(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_1M + SZ_64K);
 
 	/* Age: log2(8) = 3 of 31, times 99, scaled by coldness. */
+	KUNIT_EXPECT_EQ(test, b->age, 0U);
+	damos_test_region(t, 0)->age = 7;
+	b->age = 7;
 	s->quota.weight_nr_accesses = 0;
 	s->quota.weight_age = 1;
 	KUNIT_EXPECT_EQ(test, damos_generic_score(ctx, damos_test_region(t, 0),
@@ -973,6 +991,41 @@ static void damos_test_generic_score(struct kunit *test)
 	s->quota.weight_age = UINT_MAX;
 	KUNIT_EXPECT_EQ(test, damos_generic_score(ctx, b, s),
 			(25U + 99 + 9) / 3);
+}
+
+/*
+ * A region acted on restarts at age 0, so that it has to show the pattern
+ * for the scheme's minimum age again before the next action; counting it
+ * (DAMOS_STAT) leaves the monitoring results alone.
+ */
+static void damos_test_action_restarts_age(struct kunit *test)
+{
+	static const unsigned int ages[] = { 5, 0, 9 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {};
+	struct damon_target *t;
+	struct damos *s;
+
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
+	s->action = DAMOS_STAT;
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 0)->age, 5U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 2)->age, 9U);
+
+	s->action = DAMOS_PAGEOUT;
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 0)->age, 0U);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 2)->age, 0U);
+
+	/* Now aged 0, they score 0 and wait. */
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 4UL);
 }
 
 /*
@@ -1441,6 +1494,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_highest_score_first),
 	KUNIT_CASE(damos_test_higher_score_reserved),
 	KUNIT_CASE(damos_test_zero_score_skipped),
+	KUNIT_CASE(damos_test_action_restarts_age),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_stats_add_up),
