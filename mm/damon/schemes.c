@@ -468,6 +468,7 @@ struct damos_walk {
 	bool limited;		/* the quota limits this application */
 	bool scored;		/* regions are told apart by score */
 	unsigned long hi_left;	/* bytes above the threshold not acted on */
+	unsigned long slice_left; /* bytes this application may still try */
 };
 
 /* One pass over the regions, one over the score buckets: no sorting. */
@@ -538,12 +539,19 @@ static void damos_update_stat(struct damos *s, unsigned long sz_tried,
 	}
 }
 
-/* The quota of @s ran out: the next window resumes at @addr of @t. */
-static void damos_quota_out(struct damos *s, struct damon_target *t,
+/* The next application of @s starts at @addr of @t. */
+static void damos_resume_at(struct damos *s, struct damon_target *t,
 			    unsigned long addr)
 {
 	s->quota.charge_target_from = t;
 	s->quota.charge_addr_from = addr;
+}
+
+/* The quota of @s ran out: the next window resumes at @addr of @t. */
+static void damos_quota_out(struct damos *s, struct damon_target *t,
+			    unsigned long addr)
+{
+	damos_resume_at(s, t, addr);
 	s->quota.nr_exceeded++;
 	s->stat.qt_exceeds++;
 }
@@ -564,7 +572,8 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	struct damos_quota *q = &s->quota;
 	unsigned long sz = damon_region_sz(r);
 	struct damos_apply_budget b = {
-		.max_sz = w->limited ? ALIGN_DOWN(budget, align) : ULONG_MAX,
+		.max_sz = ALIGN_DOWN(min(w->limited ? budget : ULONG_MAX,
+					 w->slice_left), align),
 	};
 	unsigned long applied = 0, stop;
 	u64 start_ns;
@@ -603,16 +612,22 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			r->age = 0;
 	}
 	damos_update_stat(s, b.sz_tried, applied);
+	w->slice_left -= min(w->slice_left, b.sz_tried);
 
-	if (!w->limited)
+	if (w->limited) {
+		q->charged_sz += b.sz_tried;
+		/* Counted in region bytes, as the histogram it came from. */
+		if (above)
+			w->hi_left -= min(w->hi_left, stop - r->ar.start);
+		if (q->esz - q->charged_sz < align) {
+			damos_quota_out(s, t, stop);
+			return true;
+		}
+	}
+	if (w->slice_left >= align)
 		return false;
-	q->charged_sz += b.sz_tried;
-	/* Counted in region bytes, as the histogram it came from. */
-	if (above)
-		w->hi_left -= min(w->hi_left, stop - r->ar.start);
-	if (q->esz - q->charged_sz >= align)
-		return false;
-	damos_quota_out(s, t, stop);
+	/* Time for sampling again; the next application goes on here. */
+	damos_resume_at(s, t, stop);
 	return true;
 }
 
@@ -688,10 +703,21 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 		damos_walk_prepare(ctx, &w);
 	}
 
+	/*
+	 * An action gets about one aggregation interval per application at
+	 * the throughput measured so far, so that sampling (and the
+	 * statistics) are not held up for long by a big quota.
+	 */
+	w.slice_left = ULONG_MAX;
+	if (s->action != DAMOS_STAT && ctx->ops.apply_scheme)
+		w.slice_left = max(damos_quota_slice_sz(q,
+						ctx->attrs.aggr_interval),
+				   align);
+
 	first = damos_resume_target(ctx, q);
 	if (!first)
 		return;
-	if (w.limited && first == q->charge_target_from)
+	if (first == q->charge_target_from)
 		resume_addr = q->charge_addr_from;
 
 	t = first;
