@@ -709,10 +709,10 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	 * statistics) are not held up for long by a big quota.
 	 */
 	w.slice_left = ULONG_MAX;
-	if (s->action != DAMOS_STAT && ctx->ops.apply_scheme) {
-		w.slice_left = damos_quota_slice_sz(q, ctx->attrs.aggr_interval);
-		w.slice_left = max(w.slice_left, align);
-	}
+	if (s->action != DAMOS_STAT && ctx->ops.apply_scheme)
+		w.slice_left = max(damos_quota_slice_sz(q,
+						ctx->attrs.aggr_interval),
+				   align);
 
 	first = damos_resume_target(ctx, q);
 	if (!first)
