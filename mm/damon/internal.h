@@ -65,8 +65,6 @@ bool damos_quota_is_set(const struct damos_quota *q);
 void damos_quota_goals_start(struct damos_quota *q);
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns);
-unsigned long damos_quota_slice_sz(const struct damos_quota *q,
-				   unsigned long us);
 u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp);
 unsigned int damos_quota_min_score(const unsigned long *hist_bytes,
 				   unsigned long quota_bytes);

@@ -335,29 +335,6 @@ void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 }
 
 /**
- * damos_quota_slice_sz() - Bytes an action gets through in a given time.
- * @q:		The quota of the scheme, holding the measured throughput.
- * @us:		The time, in microseconds.
- *
- * Context: Any context.
- * Return: the bytes the throughput measured so far covers in @us, at least
- * a page; %ULONG_MAX while nothing was measured.
- */
-unsigned long damos_quota_slice_sz(const struct damos_quota *q,
-				   unsigned long us)
-{
-	u64 ns;
-
-	if (!q->total_charged_ns || !q->total_charged_sz)
-		return ULONG_MAX;
-	if (check_mul_overflow((u64)us, (u64)NSEC_PER_USEC, &ns))
-		return ULONG_MAX;
-	return max(damos_clamp_ulong(damos_mul_div(ns, q->total_charged_sz,
-						   q->total_charged_ns)),
-		   PAGE_SIZE);
-}
-
-/**
  * damos_quota_is_set() - Whether a quota limits anything.
  * @q:	The quota.
  *

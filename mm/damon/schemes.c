@@ -468,7 +468,6 @@ struct damos_walk {
 	bool limited;		/* the quota limits this application */
 	bool scored;		/* regions are told apart by score */
 	unsigned long hi_left;	/* bytes above the threshold not acted on */
-	unsigned long slice_left; /* bytes this application may still try */
 };
 
 /* One pass over the regions, one over the score buckets: no sorting. */
@@ -539,19 +538,12 @@ static void damos_update_stat(struct damos *s, unsigned long sz_tried,
 	}
 }
 
-/* The next application of @s starts at @addr of @t. */
-static void damos_resume_at(struct damos *s, struct damon_target *t,
-			    unsigned long addr)
-{
-	s->quota.charge_target_from = t;
-	s->quota.charge_addr_from = addr;
-}
-
 /* The quota of @s ran out: the next window resumes at @addr of @t. */
 static void damos_quota_out(struct damos *s, struct damon_target *t,
 			    unsigned long addr)
 {
-	damos_resume_at(s, t, addr);
+	s->quota.charge_target_from = t;
+	s->quota.charge_addr_from = addr;
 	s->quota.nr_exceeded++;
 	s->stat.qt_exceeds++;
 }
@@ -572,8 +564,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	struct damos_quota *q = &s->quota;
 	unsigned long sz = damon_region_sz(r);
 	struct damos_apply_budget b = {
-		.max_sz = ALIGN_DOWN(min(w->limited ? budget : ULONG_MAX,
-					 w->slice_left), align),
+		.max_sz = w->limited ? ALIGN_DOWN(budget, align) : ULONG_MAX,
 	};
 	unsigned long applied = 0, stop;
 	u64 start_ns;
@@ -612,22 +603,16 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			r->age = 0;
 	}
 	damos_update_stat(s, b.sz_tried, applied);
-	w->slice_left -= min(w->slice_left, b.sz_tried);
 
-	if (w->limited) {
-		q->charged_sz += b.sz_tried;
-		/* Counted in region bytes, as the histogram it came from. */
-		if (above)
-			w->hi_left -= min(w->hi_left, stop - r->ar.start);
-		if (q->esz - q->charged_sz < align) {
-			damos_quota_out(s, t, stop);
-			return true;
-		}
-	}
-	if (w->slice_left >= align)
+	if (!w->limited)
 		return false;
-	/* Time for sampling again; the next application goes on here. */
-	damos_resume_at(s, t, stop);
+	q->charged_sz += b.sz_tried;
+	/* Counted in region bytes, as the histogram it came from. */
+	if (above)
+		w->hi_left -= min(w->hi_left, stop - r->ar.start);
+	if (q->esz - q->charged_sz >= align)
+		return false;
+	damos_quota_out(s, t, stop);
 	return true;
 }
 
@@ -703,21 +688,10 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 		damos_walk_prepare(ctx, &w);
 	}
 
-	/*
-	 * An action gets about one aggregation interval per application at
-	 * the throughput measured so far, so that sampling (and the
-	 * statistics) are not held up for long by a big quota.
-	 */
-	w.slice_left = ULONG_MAX;
-	if (s->action != DAMOS_STAT && ctx->ops.apply_scheme)
-		w.slice_left = max(damos_quota_slice_sz(q,
-						ctx->attrs.aggr_interval),
-				   align);
-
 	first = damos_resume_target(ctx, q);
 	if (!first)
 		return;
-	if (first == q->charge_target_from)
+	if (w.limited && first == q->charge_target_from)
 		resume_addr = q->charge_addr_from;
 
 	t = first;

@@ -1067,50 +1067,6 @@ static void damos_test_time_quota_converges(struct kunit *test)
 	}
 }
 
-/*
- * Without any quota, an application still acts for about one aggregation
- * interval at the measured throughput, and the next one goes on from
- * there: a big pass does not hold sampling up.
- */
-static void damos_test_slice_per_application(struct kunit *test)
-{
-	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damon_fake_applied rec;
-	struct damos *s;
-
-	damos_test_target(test, ctx, 0, 4, SZ_64K);
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, NULL);
-	/* 100 ms of aggregation buys 125,000 bytes: 30 pages. */
-	damon_fake_ops_set_cost_ns_per_byte(800);
-
-	/* Nothing measured yet: the first application does it all. */
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 4U);
-
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 6U);
-	rec = damos_test_applied(test, 5);
-	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K);
-	KUNIT_EXPECT_EQ(test, rec.end, SZ_64K + 14 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, 4UL * SZ_64K + 30 * PAGE_SIZE);
-	/* Not a quota window running out. */
-	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 0UL);
-
-	damos_apply_schemes(ctx);
-	rec = damos_test_applied(test, 6);
-	KUNIT_EXPECT_EQ(test, rec.start, SZ_64K + 14 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, rec.end, 2UL * SZ_64K);
-	rec = damos_test_applied(test, 7);
-	KUNIT_EXPECT_EQ(test, rec.start, 2UL * SZ_64K);
-
-	/* Counting takes no time: the stat action is never cut short. */
-	s->action = DAMOS_STAT;
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 9U);
-	/* From the resume point round to it: 6 regions by now. */
-	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 9UL + 6);
-}
-
 static void damos_test_stats_add_up(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1541,7 +1497,6 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_action_restarts_age),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
-	KUNIT_CASE(damos_test_slice_per_application),
 	KUNIT_CASE(damos_test_stats_add_up),
 	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),
