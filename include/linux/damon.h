@@ -50,6 +50,8 @@ struct damon_addr_range {
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
  * @sampling_addr:	Address sampled in the current sampling interval.
+ * @idled_ahead:	The pages of the region were made idle since its age
+ *			last started over (see &damon_operations.idle_ahead).
  *
  * Regions of a target are kept sorted by address and never overlap.
  */
@@ -60,6 +62,7 @@ struct damon_region {
 	unsigned int nr_accesses;
 	unsigned int last_nr_accesses;
 	unsigned long sampling_addr;
+	bool idled_ahead;
 };
 
 /**
@@ -178,6 +181,8 @@ struct damos_quota {
 	unsigned long esz;
 	/* Bytes charged in the current window. */
 	unsigned long charged_sz;
+	/* Bytes made idle ahead of the action in the current window. */
+	unsigned long idled_sz;
 	/* Jiffies at which the current window started. */
 	unsigned long charged_from;
 	/* Where the last window ran out of quota; the next starts there. */
@@ -350,6 +355,13 @@ struct damos_apply_budget {
  *			start, honouring the scheme's filters and the budget
  *			(see &struct damos_apply_budget).  Returns the bytes
  *			really acted on.  Optional (then no action works).
+ * @idle_ahead:	Makes the pages of a region idle, from its start until
+ *			the budget runs out, for an action that checks each
+ *			page again before it acts (pageout does): the check
+ *			then sees the accesses since now.  The engine calls it
+ *			for regions half-way to the scheme's minimum age.
+ *			Sets @budget's sz_tried and end as @apply_scheme does.
+ *			Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
  *			would achieve nothing, so that the region is skipped
@@ -371,6 +383,9 @@ struct damon_operations {
 				      struct damon_target *t,
 				      struct damon_region *r, struct damos *s,
 				      struct damos_apply_budget *budget);
+	void (*idle_ahead)(struct damon_ctx *ctx, struct damon_target *t,
+			   struct damon_region *r, struct damos *s,
+			   struct damos_apply_budget *budget);
 	int (*get_scheme_score)(struct damon_ctx *ctx, struct damon_target *t,
 				struct damon_region *r, struct damos *s);
 	void (*cleanup)(struct damon_ctx *ctx);

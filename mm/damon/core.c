@@ -901,6 +901,7 @@ static struct damon_target *damon_copy_target(const struct damon_target *t)
 		copy->nr_accesses = r->nr_accesses;
 		copy->last_nr_accesses = r->last_nr_accesses;
 		copy->age = r->age;
+		copy->idled_ahead = r->idled_ahead;
 		damon_add_region(copy, new);
 	}
 	return new;

@@ -15,8 +15,9 @@ void damon_split_region_at(struct damon_target *t, struct damon_region *r,
 			   unsigned long sz_left);
 void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 			     struct damon_region *r);
+bool damon_ages_alike(unsigned int a, unsigned int b);
 void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
-			    unsigned long sz_limit);
+			    unsigned long sz_limit, bool ages_too);
 void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
 			    unsigned long min_region_sz);
 unsigned long damon_region_sz_limit(const struct damon_ctx *ctx);

@@ -422,10 +422,12 @@ static bool damon_paddr_folio_reclaimable(struct folio *folio)
 /* Page frames scanned between two chances to reschedule. */
 #define DAMON_PADDR_RESCHED_PFNS	1024
 
-/* A pageout pass over one region. */
+/* A pageout pass over one region, or one that only makes it idle ahead. */
 struct damon_paddr_pageout {
 	struct damos *scheme;
 	unsigned long start_pfn;
+	bool idle_only;			/* idle ahead: reclaims nothing */
+	unsigned long sample_pfn;	/* idle ahead leaves it to sampling */
 	struct list_head folios;	/* isolated, not yet reclaimed */
 	unsigned int nr_folios;
 	unsigned long nr_tried;		/* pages of folios worth a try */
@@ -452,6 +454,9 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * since) or found young is made idle and kept, and goes on a later pass if
  * nothing touched it in between.  The engine restarts the region's age
  * after the pass, so the later pass comes the scheme's minimum age later.
+ * The engine also has the folios of a region made idle ahead, half-way to
+ * its minimum age (damon_paddr_idle_ahead()): then a folio untouched since
+ * goes on the first pass.
  * The TLB entries of a young folio are flushed so that an access in between
  * shows, and the folio keeps the access visible to reclaim through its
  * young flag.
@@ -494,6 +499,14 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		return 0;
 	}
 	po->nr_tried += folio_nr_pages(folio);
+	if (po->idle_only) {
+		/* An access since the last check must still show there. */
+		if (po->sample_pfn < folio_pfn(folio) ||
+		    po->sample_pfn >= folio_pfn(folio) + folio_nr_pages(folio))
+			damon_paddr_folio_test_and_reset(folio,
+							 DAMON_PADDR_FLUSH_YOUNG);
+		goto out;
+	}
 	if (damon_paddr_pageout_allowed(folio) && folio_isolate_lru(folio)) {
 		list_add_tail(&folio->lru, &po->folios);
 		po->nr_folios++;
@@ -504,18 +517,21 @@ out:
 }
 
 /*
- * Pages out what may go of @r, from its start until @b runs out.  Tries
- * (and charges) only the folios it weighs: free, kernel, unevictable and
- * filtered-out memory is passed over at little cost.  Returns the bytes
- * reclaimed.
+ * Pages out what may go of @r, from its start until @b runs out, or with
+ * @idle_only only makes the folios that could go idle.  Tries (and charges)
+ * only the folios it weighs: free, kernel, unevictable and filtered-out
+ * memory is passed over at little cost.  Returns the bytes reclaimed.
  */
 static unsigned long damon_paddr_pageout(struct damon_region *r,
 					 struct damos *s,
-					 struct damos_apply_budget *b)
+					 struct damos_apply_budget *b,
+					 bool idle_only)
 {
 	struct damon_paddr_pageout po = {
 		.scheme = s,
 		.start_pfn = PHYS_PFN(r->ar.start),
+		.idle_only = idle_only,
+		.sample_pfn = PHYS_PFN(r->sampling_addr),
 		.max_tried = b->max_sz >> PAGE_SHIFT,
 		.folios = LIST_HEAD_INIT(po.folios),
 	};
@@ -553,10 +569,19 @@ static unsigned long damon_paddr_apply_scheme(struct damon_ctx *ctx,
 {
 	switch (s->action) {
 	case DAMOS_PAGEOUT:
-		return damon_paddr_pageout(r, s, b);
+		return damon_paddr_pageout(r, s, b, false);
 	default:
 		return 0;
 	}
+}
+
+static void damon_paddr_idle_ahead(struct damon_ctx *ctx,
+				   struct damon_target *t,
+				   struct damon_region *r, struct damos *s,
+				   struct damos_apply_budget *b)
+{
+	if (s->action == DAMOS_PAGEOUT)
+		damon_paddr_pageout(r, s, b, true);
 }
 
 /* === Priority scores === */
@@ -766,6 +791,7 @@ static const struct damon_operations damon_paddr_ops = {
 	.prepare_access_checks = damon_paddr_prepare_access_checks,
 	.check_accesses = damon_paddr_check_accesses,
 	.apply_scheme = damon_paddr_apply_scheme,
+	.idle_ahead = damon_paddr_idle_ahead,
 	.get_scheme_score = damon_paddr_get_scheme_score,
 };
 

@@ -387,6 +387,7 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 	}
 	q->esz = esz;
 	q->charged_sz = 0;
+	q->idled_sz = 0;
 	q->charged_from = now_jiffies;
 }
 

@@ -48,6 +48,7 @@ struct damon_region *damon_new_region(unsigned long start, unsigned long end)
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
+	r->idled_ahead = false;
 	INIT_LIST_HEAD(&r->list);
 	return r;
 }
@@ -291,8 +292,8 @@ free_pool:
  * @sz_left:	Size of the lower part, in bytes; must be above 0 and below
  *		the size of @r.
  *
- * Both parts keep the access count and age of @r.  If no memory is left for
- * the upper part, @r is left whole.
+ * Both parts keep the access counts, age and idled-ahead state of @r.  If
+ * no memory is left for the upper part, @r is left whole.
  *
  * Context: May sleep.  The caller owns @t.
  */
@@ -309,6 +310,7 @@ void damon_split_region_at(struct damon_target *t, struct damon_region *r,
 	upper->nr_accesses = r->nr_accesses;
 	upper->last_nr_accesses = r->last_nr_accesses;
 	upper->age = r->age;
+	upper->idled_ahead = r->idled_ahead;
 	r->ar.end = upper->ar.start;
 	if (r->sampling_addr >= r->ar.end)
 		r->sampling_addr = r->ar.start;
@@ -343,7 +345,8 @@ static unsigned int damon_weighted_avg(unsigned int a, unsigned long wa,
  * @r:	The region right above @l; it is freed.
  *
  * The access counts and the age of the merged region are the averages of
- * those of @l and @r, weighted by their sizes.
+ * those of @l and @r, weighted by their sizes.  It counts as idled ahead
+ * only if both were.
  *
  * Context: The caller owns @t.
  */
@@ -357,8 +360,28 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 	l->last_nr_accesses = damon_weighted_avg(l->last_nr_accesses, sz_l,
 						 r->last_nr_accesses, sz_r);
 	l->age = damon_weighted_avg(l->age, sz_l, r->age, sz_r);
+	l->idled_ahead = l->idled_ahead && r->idled_ahead;
 	l->ar.end = r->ar.end;
 	damon_destroy_region(r, t);
+}
+
+/**
+ * damon_ages_alike() - Whether two regions are of a similar age.
+ * @a:	Age of one region.
+ * @b:	Age of the other.
+ *
+ * The younger is at least half as old as the older.  A region that just
+ * started over (a new access pattern, or a DAMOS action that left pages in
+ * place) is not alike an old neighbour: merged, it would pull the old one's
+ * age down by its share of the size, again at every such merge, and
+ * memory that stays idle would not reach a scheme's minimum age.
+ *
+ * Context: Any context.
+ * Return: true if @a and @b are alike.
+ */
+bool damon_ages_alike(unsigned int a, unsigned int b)
+{
+	return (u64)min(a, b) * 2 >= max(a, b);
 }
 
 /**
@@ -366,21 +389,24 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
  * @t:		The target.
  * @threshold:	Largest difference of access counts of regions merged.
  * @sz_limit:	Largest size of a merged region, in bytes.
+ * @ages_too:	Merge only regions whose ages are alike (damon_ages_alike()).
  *
  * Walks the regions once, merging each region into its lower neighbour when
- * they touch, their access counts differ by at most @threshold and the
- * merged region would not be larger than @sz_limit.
+ * they touch, their access counts differ by at most @threshold, their ages
+ * are alike if @ages_too, and the merged region would not be larger than
+ * @sz_limit.
  *
  * Context: The caller owns @t.
  */
 void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
-			    unsigned long sz_limit)
+			    unsigned long sz_limit, bool ages_too)
 {
 	struct damon_region *r, *next, *prev = NULL;
 
 	damon_for_each_region_safe(r, next, t) {
 		if (prev && prev->ar.end == r->ar.start &&
 		    abs_diff(prev->nr_accesses, r->nr_accesses) <= threshold &&
+		    (!ages_too || damon_ages_alike(prev->age, r->age)) &&
 		    damon_region_sz(prev) + damon_region_sz(r) <= sz_limit) {
 			damon_merge_two_regions(t, prev, r);
 			continue;
@@ -518,10 +544,12 @@ static void damon_update_ages(struct damon_ctx *ctx, unsigned int threshold)
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			if (abs_diff(r->nr_accesses, r->last_nr_accesses) >
-			    threshold)
+			    threshold) {
 				r->age = 0;
-			else if (r->age < UINT_MAX)
+				r->idled_ahead = false;
+			} else if (r->age < UINT_MAX) {
 				r->age++;
+			}
 		}
 	}
 }
@@ -547,9 +575,10 @@ static void damon_reset_window(struct damon_ctx *ctx)
  * @max_nr_accesses:	Highest access count seen in the window.
  *
  * Regions whose access counts differ by no more than a tenth of
- * @max_nr_accesses (at least 1) are alike: they age, and neighbours merge.
- * While more than &damon_attrs.max_nr_regions remain, the threshold doubles
- * and merging goes on.  Then each access count becomes the previous one,
+ * @max_nr_accesses (at least 1) are alike: they age, and neighbours of
+ * alike ages (damon_ages_alike()) merge.  While more than
+ * &damon_attrs.max_nr_regions remain, ages are no longer looked at, then
+ * the threshold doubles, and merging goes on.  Then each access count becomes the previous one,
  * regions above the merge size limit are cut (see
  * damon_split_oversized_regions()) and, while that cannot exceed
  * &damon_attrs.max_nr_regions, every region is split in two pieces (three
@@ -566,17 +595,24 @@ void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses)
 	unsigned long max_nr = ctx->attrs.max_nr_regions;
 	unsigned int nr_regions, nr_subs;
 	struct damon_target *t;
+	bool ages_too = true;
 
 	damon_update_ages(ctx, threshold);
 	for (;;) {
 		damon_for_each_target(t, ctx)
-			damon_merge_regions_of(t, threshold, sz_limit);
+			damon_merge_regions_of(t, threshold, sz_limit,
+					       ages_too);
 		nr_regions = damon_nr_regions(ctx);
 		/* Past max_nr_accesses, every neighbour is alike already. */
-		if (nr_regions <= max_nr || threshold > max_nr_accesses ||
-		    threshold > UINT_MAX / 2)
+		if (nr_regions <= max_nr ||
+		    (!ages_too && (threshold > max_nr_accesses ||
+				   threshold > UINT_MAX / 2)))
 			break;
-		threshold *= 2;
+		/* Too many regions: ages first, then access counts give. */
+		if (ages_too)
+			ages_too = false;
+		else
+			threshold *= 2;
 	}
 	damon_reset_window(ctx);
 	damon_split_oversized_regions(ctx);

@@ -599,8 +599,11 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		 * is judged afresh: the region must show the pattern for its
 		 * minimum age again before it is acted on again.
 		 */
-		if (damon_region_sz(r) == stop - r->ar.start)
+		if (damon_region_sz(r) == stop - r->ar.start) {
 			r->age = 0;
+			/* Checked page by page: as good as idled ahead. */
+			r->idled_ahead = true;
+		}
 	}
 	damos_update_stat(s, b.sz_tried, applied);
 
@@ -709,6 +712,77 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 		damos_walk_target(ctx, first, &w, 0, resume_addr);
 }
 
+/*
+ * Idling ahead.  Pageout checks each page again before it pages it out and
+ * keeps those accessed since they were last made idle (see paddr.c).  A
+ * page DAMON never sampled was last made idle never: the fault that brought
+ * it in counts as its access, and the first pass over a region that just
+ * came of age would page out nothing, only make its pages idle for a second
+ * pass one minimum age later.  Instead, the pages of a region that shows
+ * the scheme's pattern half-way to its minimum age are made idle then, once,
+ * so that the action finds out which of them were used in the meantime.
+ * Per charge window, at most the effective quota's worth of bytes is made
+ * idle ahead; those bytes are not charged to the quota, as nothing was
+ * done to them yet.
+ */
+static bool damos_wants_idle_ahead(const struct damos *s,
+				   const struct damon_region *r)
+{
+	const struct damos_access_pattern *p = &s->pattern;
+	unsigned long sz = damon_region_sz(r);
+
+	return !r->idled_ahead && r->age < p->min_age_region &&
+		r->age >= p->min_age_region / 2 &&
+		sz >= p->min_sz_region && sz <= p->max_sz_region &&
+		r->nr_accesses >= p->min_nr_accesses &&
+		r->nr_accesses <= p->max_nr_accesses;
+}
+
+static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
+{
+	unsigned long align = max(ctx->min_region_sz, 1UL);
+	struct damos_quota *q = &s->quota;
+	bool limited = damos_quota_is_set(q);
+	struct damos_apply_budget b;
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned long stop;
+
+	if (!ctx->ops.idle_ahead || s->action == DAMOS_STAT)
+		return;
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			if (!damos_wants_idle_ahead(s, r))
+				continue;
+			b.max_sz = ULONG_MAX;
+			if (limited) {
+				if (q->idled_sz >= q->esz ||
+				    q->esz - q->idled_sz < align)
+					return;
+				b.max_sz = ALIGN_DOWN(q->esz - q->idled_sz,
+						      align);
+			}
+			b.sz_tried = 0;
+			b.end = r->ar.end;
+			ctx->ops.idle_ahead(ctx, t, r, s, &b);
+			q->idled_sz += min(b.sz_tried, b.max_sz);
+			stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start,
+				     r->ar.end);
+			if (stop == r->ar.start)
+				return;
+			if (stop == r->ar.end) {
+				r->idled_ahead = true;
+				continue;
+			}
+			/* The budget ran out inside @r. */
+			damon_split_region_at(t, r, stop - r->ar.start);
+			if (r->ar.end == stop)
+				r->idled_ahead = true;
+			return;
+		}
+	}
+}
+
 /* Whether @s is to be applied now; advances its next application time. */
 static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
 {
@@ -747,5 +821,6 @@ void damos_apply_schemes(struct damon_ctx *ctx)
 		if (!damos_is_due(ctx, s) || !damos_scheme_active(s))
 			continue;
 		damos_apply_scheme(ctx, s);
+		damos_idle_ahead(ctx, s);
 	}
 }

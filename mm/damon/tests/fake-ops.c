@@ -33,6 +33,8 @@ static unsigned long damon_fake_nr_samples;
 static unsigned int damon_fake_nr_inits;
 static unsigned int damon_fake_nr_cleanups;
 static unsigned int damon_fake_nr_applied;
+static unsigned int damon_fake_nr_idled_ahead;
+static unsigned long damon_fake_sz_idled_ahead;
 static struct damon_fake_applied damon_fake_records[DAMON_FAKE_MAX_APPLIED];
 
 /* === The operations === */
@@ -150,6 +152,25 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	return sz;
 }
 
+static void damon_fake_idle_ahead(struct damon_ctx *ctx,
+				  struct damon_target *t,
+				  struct damon_region *r, struct damos *s,
+				  struct damos_apply_budget *b)
+{
+	unsigned long sz = damon_region_sz(r);
+
+	spin_lock(&damon_fake_lock);
+	if (sz > b->max_sz) {
+		sz = ALIGN_DOWN(b->max_sz, PAGE_SIZE);
+		b->end = r->ar.start + sz;
+	}
+	b->sz_tried = sz;
+	if (damon_fake_nr_idled_ahead < UINT_MAX)
+		damon_fake_nr_idled_ahead++;
+	damon_fake_sz_idled_ahead += sz;
+	spin_unlock(&damon_fake_lock);
+}
+
 static int damon_fake_get_scheme_score(struct damon_ctx *ctx,
 				       struct damon_target *t,
 				       struct damon_region *r, struct damos *s)
@@ -169,6 +190,7 @@ static const struct damon_operations damon_fake_ops = {
 	.check_accesses = damon_fake_check_accesses,
 	.target_valid = damon_fake_target_valid,
 	.apply_scheme = damon_fake_apply_scheme,
+	.idle_ahead = damon_fake_idle_ahead,
 	.get_scheme_score = damon_fake_get_scheme_score,
 	.cleanup = damon_fake_cleanup,
 };
@@ -197,6 +219,8 @@ void damon_fake_ops_reset(void)
 	damon_fake_nr_inits = 0;
 	damon_fake_nr_cleanups = 0;
 	damon_fake_nr_applied = 0;
+	damon_fake_nr_idled_ahead = 0;
+	damon_fake_sz_idled_ahead = 0;
 	spin_unlock(&damon_fake_lock);
 }
 
@@ -444,4 +468,22 @@ bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec)
 		*rec = damon_fake_records[i];
 	spin_unlock(&damon_fake_lock);
 	return found;
+}
+
+/**
+ * damon_fake_ops_idled_ahead() - Counts the idle_ahead() calls received.
+ * @sz:	Where the bytes they made idle, in total, are stored.
+ *
+ * Context: Any context.
+ * Return: the number of idle_ahead() calls since the last reset.
+ */
+unsigned int damon_fake_ops_idled_ahead(unsigned long *sz)
+{
+	unsigned int nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_idled_ahead;
+	*sz = damon_fake_sz_idled_ahead;
+	spin_unlock(&damon_fake_lock);
+	return nr;
 }

@@ -79,5 +79,6 @@ unsigned int damon_fake_ops_nr_inits(void);
 unsigned int damon_fake_ops_nr_cleanups(void);
 unsigned int damon_fake_ops_nr_applied(void);
 bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec);
+unsigned int damon_fake_ops_idled_ahead(unsigned long *sz);
 
 #endif /* _MM_DAMON_TESTS_FAKE_OPS_H */

@@ -184,7 +184,7 @@ static void damon_test_merge_regions_of(struct kunit *test)
 	damon_test_add(test, t, 8 * P, 9 * P, 21, 0);
 
 	/* 6-7 is alike 4-6 but would make it larger than the limit. */
-	damon_merge_regions_of(t, 1, 2 * P);
+	damon_merge_regions_of(t, 1, 2 * P, true);
 	damon_test_expect_ranges(test, t, want, 5);
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 0)->nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 1)->nr_accesses, 5U);
@@ -193,7 +193,7 @@ static void damon_test_merge_regions_of(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 4)->nr_accesses, 21U);
 
 	/* A higher threshold and no size limit. */
-	damon_merge_regions_of(t, 5, ULONG_MAX);
+	damon_merge_regions_of(t, 5, ULONG_MAX, true);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 3U);
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 0)->ar.end, 4 * P);
 	/* (0 * 2 + 5 * 2) / 4 and (20 * 2 + 21 * 1) / 3 */
@@ -448,6 +448,8 @@ static void damon_test_adapt_ages(struct kunit *test)
 	a->last_nr_accesses = 19;	/* alike: ages */
 	b->last_nr_accesses = 5;	/* changed: starts over */
 	c->last_nr_accesses = 12;	/* changed by exactly the threshold */
+	a->idled_ahead = true;
+	b->idled_ahead = true;
 
 	/* Threshold: 20 / 10 = 2.  Three regions of the size limit. */
 	damon_adapt_regions(ctx, 20);
@@ -455,6 +457,9 @@ static void damon_test_adapt_ages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->age, 4U);
 	KUNIT_EXPECT_EQ(test, b->age, 0U);
 	KUNIT_EXPECT_EQ(test, c->age, 10U);
+	/* Pages idled ahead of a pattern that is gone tell nothing. */
+	KUNIT_EXPECT_TRUE(test, a->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, b->idled_ahead);
 	KUNIT_EXPECT_EQ(test, a->last_nr_accesses, 20U);
 	KUNIT_EXPECT_EQ(test, b->last_nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, c->last_nr_accesses, 10U);
@@ -472,7 +477,7 @@ static void damon_test_adapt_merges(struct kunit *test)
 				       10 * P, 12 * P };
 	struct damon_region *r;
 
-	r = damon_test_add(test, t, 0, P, 10, 0);
+	r = damon_test_add(test, t, 0, P, 10, 2);
 	r->last_nr_accesses = 10;
 	r = damon_test_add(test, t, P, 4 * P, 11, 4);
 	r->last_nr_accesses = 11;
@@ -486,12 +491,63 @@ static void damon_test_adapt_merges(struct kunit *test)
 	 */
 	damon_test_expect_ranges(test, t, want, 4);
 	r = damon_test_nth(t, 0);
-	/* Ages 1 and 5 after aging, weighted: (1 * 1 + 5 * 3) / 4. */
+	/* Ages 3 and 5 after aging, weighted: (3 * 1 + 5 * 3) / 4. */
 	KUNIT_EXPECT_EQ(test, r->age, 4U);
 	/* (10 * 1 + 11 * 3) / 4, now the previous window's count. */
 	KUNIT_EXPECT_EQ(test, r->last_nr_accesses, 10U);
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 2)->age, 1U);
+}
+
+static void damon_test_ages_alike(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, damon_ages_alike(0, 0));
+	KUNIT_EXPECT_FALSE(test, damon_ages_alike(0, 1));
+	KUNIT_EXPECT_TRUE(test, damon_ages_alike(2, 1));
+	KUNIT_EXPECT_TRUE(test, damon_ages_alike(30, 60));
+	KUNIT_EXPECT_FALSE(test, damon_ages_alike(61, 30));
+	KUNIT_EXPECT_TRUE(test, damon_ages_alike(UINT_MAX, UINT_MAX / 2 + 1));
+	KUNIT_EXPECT_FALSE(test, damon_ages_alike(UINT_MAX / 2, UINT_MAX));
+}
+
+/*
+ * Idle A (just restarted, say by a pageout pass) and idle B (old) have alike
+ * access counts but not alike ages: they stay apart, so that B keeps its
+ * age, unless there are more regions than allowed.
+ */
+static void damon_test_adapt_ages_apart(struct kunit *test)
+{
+	const unsigned long want[] = { 0, 4 * P, 4 * P, 8 * P, 8 * P, 12 * P };
+	const unsigned int nr[] = { 0, 0, 20, 0 };
+	const unsigned int age[] = { 0, 60, 5, 7 };
+	/* In pages; the size limit is 12 / 3 = 4 pages. */
+	const unsigned long bounds[] = { 0, 2, 4, 8, 12 };
+	unsigned int max_nr, i;
+
+	for (max_nr = 4; max_nr >= 3; max_nr--) {
+		struct damon_ctx *ctx = damon_test_ctx(test, 3, max_nr);
+		struct damon_target *t = damon_test_ctx_target(test, ctx);
+		struct damon_region *r;
+
+		for (i = 0; i < ARRAY_SIZE(nr); i++) {
+			r = damon_test_add(test, t, bounds[i] * P,
+					   bounds[i + 1] * P, nr[i], age[i]);
+			r->last_nr_accesses = nr[i];
+		}
+		damon_adapt_regions(ctx, 20);
+		if (max_nr == 4) {
+			KUNIT_EXPECT_EQ(test, t->nr_regions, 4U);
+			KUNIT_EXPECT_EQ(test, damon_test_nth(t, 0)->age, 1U);
+			KUNIT_EXPECT_EQ(test, damon_test_nth(t, 1)->age, 61U);
+			KUNIT_EXPECT_EQ(test, damon_test_nth(t, 1)->ar.start,
+					2 * P);
+			continue;
+		}
+		/* Three at most: the ages give, weighted (1 * 2 + 61 * 2) / 4. */
+		damon_test_expect_ranges(test, t, want, 3);
+		KUNIT_EXPECT_EQ(test, damon_test_nth(t, 0)->age, 31U);
+		KUNIT_EXPECT_EQ(test, damon_test_nth(t, 2)->age, 8U);
+	}
 }
 
 /*
@@ -558,6 +614,8 @@ static struct kunit_case damon_regions_test_cases[] = {
 	KUNIT_CASE(damon_test_split_oversized),
 	KUNIT_CASE(damon_test_adapt_ages),
 	KUNIT_CASE(damon_test_adapt_merges),
+	KUNIT_CASE(damon_test_ages_alike),
+	KUNIT_CASE(damon_test_adapt_ages_apart),
 	KUNIT_CASE(damon_test_adapt_bounds),
 	{}
 };

@@ -1029,6 +1029,68 @@ static void damos_test_action_restarts_age(struct kunit *test)
 }
 
 /*
+ * With a minimum age of 10 windows, regions aged 5 to 9 are made idle ahead,
+ * once each, at most a quota's worth of bytes per window, without charging
+ * the quota; younger ones are not, nor are any for the stat action.
+ */
+static void damos_test_idle_ahead(struct kunit *test)
+{
+	static const unsigned int ages[] = { 4, 5, 9, 10, 7 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_64K + SZ_32K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned long sz;
+	struct damos *s;
+
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
+	s->pattern.min_age_region = 10;
+
+	/* Acts on the 10-window region, idles the 5 and half the 9 ahead. */
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 2U);
+	KUNIT_EXPECT_EQ(test, sz, (unsigned long)(SZ_64K + SZ_32K));
+	KUNIT_ASSERT_EQ(test, t->nr_regions, 6U);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->idled_ahead);
+	r = damos_test_region(t, 2);
+	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
+	KUNIT_EXPECT_EQ(test, damon_region_sz(r), (unsigned long)SZ_32K);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 3)->idled_ahead);
+	/* Acted on: checked page by page, as good as idled ahead. */
+	r = damos_test_region(t, 4);
+	KUNIT_EXPECT_EQ(test, r->age, 0U);
+	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->idled_ahead);
+
+	/* The next window goes on with the rest, once each. */
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+	KUNIT_EXPECT_EQ(test, sz, 3UL * SZ_64K);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 3)->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 5)->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+
+	/* The stat action checks no page: nothing to idle ahead for. */
+	s->action = DAMOS_STAT;
+	damos_test_region(t, 0)->age = 5;
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+}
+
+/*
  * Acting costs 10 ns per byte and the time quota is 10 ms per window: after
  * the first window at the assumed throughput, every window spends the
  * budget to within one page.
@@ -1495,6 +1557,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_higher_score_reserved),
 	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_action_restarts_age),
+	KUNIT_CASE(damos_test_idle_ahead),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_stats_add_up),
