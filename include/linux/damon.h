@@ -359,8 +359,10 @@ struct damos_apply_budget {
  *			the budget runs out, for an action that checks each
  *			page again before it acts (pageout does): the check
  *			then sees the accesses since now.  The engine calls it
- *			for regions half-way to the scheme's minimum age.
- *			Sets @budget's sz_tried and end as @apply_scheme does.
+ *			for regions that showed the scheme's pattern for half
+ *			its minimum age, and then acts (except for
+ *			%DAMOS_STAT) only on regions made idle ahead.  Sets
+ *			@budget's sz_tried and end as @apply_scheme does.
  *			Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action

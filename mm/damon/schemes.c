@@ -433,6 +433,13 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 		r->age >= p->min_age_region && r->age <= p->max_age_region;
 }
 
+/* Whether @s acts only on regions made idle ahead (see damos_idle_ahead()). */
+static bool damos_needs_idle_ahead(const struct damon_ctx *ctx,
+				   const struct damos *s)
+{
+	return ctx->ops.idle_ahead && s->action != DAMOS_STAT;
+}
+
 /*
  * Whether @r is a candidate for @s now, and its score if so.  A backend that
  * scores regions itself returns 0 where the action would achieve nothing
@@ -445,6 +452,8 @@ static bool damos_candidate(struct damon_ctx *ctx, struct damon_target *t,
 			    unsigned int *score)
 {
 	if (!damos_pattern_matches(ctx, r, s))
+		return false;
+	if (damos_needs_idle_ahead(ctx, s) && !r->idled_ahead)
 		return false;
 	if (!ctx->ops.get_scheme_score) {
 		*score = damos_generic_score(ctx, r, s);
@@ -719,11 +728,13 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
  * it in counts as its access, and the first pass over a region that just
  * came of age would page out nothing, only make its pages idle for a second
  * pass one minimum age later.  Instead, the pages of a region that shows
- * the scheme's pattern half-way to its minimum age are made idle then, once,
- * so that the action finds out which of them were used in the meantime.
- * Per charge window, at most the effective quota's worth of bytes is made
- * idle ahead; those bytes are not charged to the quota, as nothing was
- * done to them yet.
+ * the scheme's pattern for half its minimum age are made idle then, once,
+ * and the action only takes regions made idle ahead, so that it finds out
+ * which pages were used since.  A region made idle late (the budget did not
+ * reach it in time) has its age set back to half the minimum, to give its
+ * pages that long.  Per charge window, at most the effective quota's worth
+ * of bytes is made idle ahead; those bytes are not charged to the quota, as
+ * nothing was done to them yet.
  */
 static bool damos_wants_idle_ahead(const struct damos *s,
 				   const struct damon_region *r)
@@ -731,8 +742,7 @@ static bool damos_wants_idle_ahead(const struct damos *s,
 	const struct damos_access_pattern *p = &s->pattern;
 	unsigned long sz = damon_region_sz(r);
 
-	return !r->idled_ahead && r->age < p->min_age_region &&
-		r->age >= p->min_age_region / 2 &&
+	return !r->idled_ahead && r->age >= p->min_age_region / 2 &&
 		sz >= p->min_sz_region && sz <= p->max_sz_region &&
 		r->nr_accesses >= p->min_nr_accesses &&
 		r->nr_accesses <= p->max_nr_accesses;
@@ -746,9 +756,9 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 	struct damos_apply_budget b;
 	struct damon_target *t;
 	struct damon_region *r;
-	unsigned long stop;
+	unsigned long end, stop;
 
-	if (!ctx->ops.idle_ahead || s->action == DAMOS_STAT)
+	if (!damos_needs_idle_ahead(ctx, s))
 		return;
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
@@ -762,23 +772,24 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 				b.max_sz = ALIGN_DOWN(q->esz - q->idled_sz,
 						      align);
 			}
+			end = r->ar.end;
 			b.sz_tried = 0;
-			b.end = r->ar.end;
+			b.end = end;
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
 			q->idled_sz += min(b.sz_tried, b.max_sz);
-			stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start,
-				     r->ar.end);
+			stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start, end);
 			if (stop == r->ar.start)
 				return;
-			if (stop == r->ar.end) {
-				r->idled_ahead = true;
-				continue;
-			}
-			/* The budget ran out inside @r. */
-			damon_split_region_at(t, r, stop - r->ar.start);
-			if (r->ar.end == stop)
-				r->idled_ahead = true;
-			return;
+			/* The budget ran out inside @r: only its lower part. */
+			if (stop < end)
+				damon_split_region_at(t, r, stop - r->ar.start);
+			if (r->ar.end != stop)
+				return;
+			r->idled_ahead = true;
+			if (r->age >= s->pattern.min_age_region)
+				r->age = s->pattern.min_age_region / 2;
+			if (stop < end)
+				return;
 		}
 	}
 }

@@ -190,7 +190,6 @@ static const struct damon_operations damon_fake_ops = {
 	.check_accesses = damon_fake_check_accesses,
 	.target_valid = damon_fake_target_valid,
 	.apply_scheme = damon_fake_apply_scheme,
-	.idle_ahead = damon_fake_idle_ahead,
 	.get_scheme_score = damon_fake_get_scheme_score,
 	.cleanup = damon_fake_cleanup,
 };
@@ -486,4 +485,18 @@ unsigned int damon_fake_ops_idled_ahead(unsigned long *sz)
 	*sz = damon_fake_sz_idled_ahead;
 	spin_unlock(&damon_fake_lock);
 	return nr;
+}
+
+/**
+ * damon_fake_ops_enable_idle_ahead() - Gives a context idle_ahead().
+ * @ctx:	A context on the fake backend.
+ *
+ * Without it the backend has no idle_ahead() and the engine acts on regions
+ * that were not made idle ahead, as for a backend that checks no page.
+ *
+ * Context: The caller owns @ctx; kdamond is not running.
+ */
+void damon_fake_ops_enable_idle_ahead(struct damon_ctx *ctx)
+{
+	ctx->ops.idle_ahead = damon_fake_idle_ahead;
 }

@@ -80,5 +80,6 @@ unsigned int damon_fake_ops_nr_cleanups(void);
 unsigned int damon_fake_ops_nr_applied(void);
 bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec);
 unsigned int damon_fake_ops_idled_ahead(unsigned long *sz);
+void damon_fake_ops_enable_idle_ahead(struct damon_ctx *ctx);
 
 #endif /* _MM_DAMON_TESTS_FAKE_OPS_H */

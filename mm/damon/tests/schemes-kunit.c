@@ -1029,9 +1029,11 @@ static void damos_test_action_restarts_age(struct kunit *test)
 }
 
 /*
- * With a minimum age of 10 windows, regions aged 5 to 9 are made idle ahead,
- * once each, at most a quota's worth of bytes per window, without charging
- * the quota; younger ones are not, nor are any for the stat action.
+ * With a minimum age of 10 windows, regions aged 5 or more are made idle
+ * ahead, once each, at most a quota's worth of bytes per window, without
+ * charging the quota; pageout takes only regions made idle ahead, and one
+ * made idle late is set back to age 5.  The stat action checks no page and
+ * needs none of it.
  */
 static void damos_test_idle_ahead(struct kunit *test)
 {
@@ -1041,19 +1043,20 @@ static void damos_test_idle_ahead(struct kunit *test)
 		.sz = SZ_64K + SZ_32K,
 		.reset_interval_ms = DAMOS_TEST_RESET_MS,
 	};
+	struct damon_fake_applied rec;
 	struct damon_target *t;
 	struct damon_region *r;
 	unsigned long sz;
 	struct damos *s;
 
+	damon_fake_ops_enable_idle_ahead(ctx);
 	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 	s->pattern.min_age_region = 10;
 
-	/* Acts on the 10-window region, idles the 5 and half the 9 ahead. */
+	/* Nothing made idle yet: no pageout; 5 and half of 9 made idle. */
 	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
-	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
-	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 0UL);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 2U);
 	KUNIT_EXPECT_EQ(test, sz, (unsigned long)(SZ_64K + SZ_32K));
 	KUNIT_ASSERT_EQ(test, t->nr_regions, 6U);
@@ -1062,31 +1065,45 @@ static void damos_test_idle_ahead(struct kunit *test)
 	r = damos_test_region(t, 2);
 	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
 	KUNIT_EXPECT_EQ(test, damon_region_sz(r), (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, r->age, 9U);
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 3)->idled_ahead);
-	/* Acted on: checked page by page, as good as idled ahead. */
-	r = damos_test_region(t, 4);
-	KUNIT_EXPECT_EQ(test, r->age, 0U);
-	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 4)->idled_ahead);
 
-	/* The next window goes on with the rest, once each. */
+	/* The next window goes on; the 10-window region is set back to 5. */
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
 	KUNIT_EXPECT_EQ(test, sz, 3UL * SZ_64K);
 	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 3)->idled_ahead);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 5)->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+	r = damos_test_region(t, 4);
+	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
+	KUNIT_EXPECT_EQ(test, r->age, 5U);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->idled_ahead);
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
+	KUNIT_EXPECT_EQ(test, sz, 4UL * SZ_64K);
 
-	/* The stat action checks no page: nothing to idle ahead for. */
-	s->action = DAMOS_STAT;
-	damos_test_region(t, 0)->age = 5;
+	/* Come of age after being made idle: paged out, charged. */
+	damos_test_region(t, 2)->age = 10;
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	rec = damos_test_applied(test, 0);
+	KUNIT_EXPECT_EQ(test, rec.start, 2UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 2)->age, 0U);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 2)->idled_ahead);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
+
+	/* The stat action counts regions never made idle ahead. */
+	s->action = DAMOS_STAT;
+	damos_test_region(t, 0)->age = 10;
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
 }
 
