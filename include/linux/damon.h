@@ -50,8 +50,9 @@ struct damon_addr_range {
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
  * @sampling_addr:	Address sampled in the current sampling interval.
- * @idled_ahead:	The pages of the region were made idle since its age
- *			last started over (see &damon_operations.idle_ahead).
+ * @idled_ahead:	The pages of the region (or of a part merged into it)
+ *			were made idle once (see &damon_operations.idle_ahead):
+ *			the action's check of each page is meaningful.
  *
  * Regions of a target are kept sorted by address and never overlap.
  */

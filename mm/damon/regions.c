@@ -346,7 +346,8 @@ static unsigned int damon_weighted_avg(unsigned int a, unsigned long wa,
  *
  * The access counts and the age of the merged region are the averages of
  * those of @l and @r, weighted by their sizes.  It counts as idled ahead
- * only if both were.
+ * if either was: pages of the other part that are found young when the
+ * action checks them are only kept for a later pass.
  *
  * Context: The caller owns @t.
  */
@@ -360,7 +361,7 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 	l->last_nr_accesses = damon_weighted_avg(l->last_nr_accesses, sz_l,
 						 r->last_nr_accesses, sz_r);
 	l->age = damon_weighted_avg(l->age, sz_l, r->age, sz_r);
-	l->idled_ahead = l->idled_ahead && r->idled_ahead;
+	l->idled_ahead = l->idled_ahead || r->idled_ahead;
 	l->ar.end = r->ar.end;
 	damon_destroy_region(r, t);
 }
@@ -544,12 +545,10 @@ static void damon_update_ages(struct damon_ctx *ctx, unsigned int threshold)
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			if (abs_diff(r->nr_accesses, r->last_nr_accesses) >
-			    threshold) {
+			    threshold)
 				r->age = 0;
-				r->idled_ahead = false;
-			} else if (r->age < UINT_MAX) {
+			else if (r->age < UINT_MAX)
 				r->age++;
-			}
 		}
 	}
 }

@@ -730,11 +730,12 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
  * pass one minimum age later.  Instead, the pages of a region that shows
  * the scheme's pattern for half its minimum age are made idle then, once,
  * and the action only takes regions made idle ahead, so that it finds out
- * which pages were used since.  A region made idle late (the budget did not
- * reach it in time) has its age set back to half the minimum, to give its
- * pages that long.  Per charge window, at most the effective quota's worth
- * of bytes is made idle ahead; those bytes are not charged to the quota, as
- * nothing was done to them yet.
+ * which pages were used since.  (A region the budget reached late is taken
+ * at the next application: its sampled pages showed no access for the
+ * whole minimum age already.)  Free memory found there does not count, as
+ * it may be filled with young pages later.  Per charge window, at most the
+ * effective quota's worth of bytes is made idle ahead; those bytes are not
+ * charged to the quota, as nothing was done to them yet.
  */
 static bool damos_wants_idle_ahead(const struct damos *s,
 				   const struct damon_region *r)
@@ -785,9 +786,9 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 				damon_split_region_at(t, r, stop - r->ar.start);
 			if (r->ar.end != stop)
 				return;
-			r->idled_ahead = true;
-			if (r->age >= s->pattern.min_age_region)
-				r->age = s->pattern.min_age_region / 2;
+			/* Free memory may be filled later, by young pages. */
+			if (b.sz_tried)
+				r->idled_ahead = true;
 			if (stop < end)
 				return;
 		}

@@ -457,9 +457,10 @@ static void damon_test_adapt_ages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->age, 4U);
 	KUNIT_EXPECT_EQ(test, b->age, 0U);
 	KUNIT_EXPECT_EQ(test, c->age, 10U);
-	/* Pages idled ahead of a pattern that is gone tell nothing. */
+	/* Pages made idle once stay so until accessed: it sticks. */
 	KUNIT_EXPECT_TRUE(test, a->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, b->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, b->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, c->idled_ahead);
 	KUNIT_EXPECT_EQ(test, a->last_nr_accesses, 20U);
 	KUNIT_EXPECT_EQ(test, b->last_nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, c->last_nr_accesses, 10U);

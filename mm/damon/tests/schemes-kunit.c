@@ -1031,9 +1031,8 @@ static void damos_test_action_restarts_age(struct kunit *test)
 /*
  * With a minimum age of 10 windows, regions aged 5 or more are made idle
  * ahead, once each, at most a quota's worth of bytes per window, without
- * charging the quota; pageout takes only regions made idle ahead, and one
- * made idle late is set back to age 5.  The stat action checks no page and
- * needs none of it.
+ * charging the quota; pageout takes only regions made idle ahead.  The
+ * stat action checks no page and needs none of it.
  */
 static void damos_test_idle_ahead(struct kunit *test)
 {
@@ -1069,32 +1068,31 @@ static void damos_test_idle_ahead(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 3)->idled_ahead);
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 4)->idled_ahead);
 
-	/* The next window goes on; the 10-window region is set back to 5. */
+	/* The next window goes on with the rest, the 10-window one too. */
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
 	KUNIT_EXPECT_EQ(test, sz, 3UL * SZ_64K);
 	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 3)->idled_ahead);
-	r = damos_test_region(t, 4);
-	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
-	KUNIT_EXPECT_EQ(test, r->age, 5U);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 4)->idled_ahead);
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->idled_ahead);
-	damos_test_next_window();
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
-	KUNIT_EXPECT_EQ(test, sz, 4UL * SZ_64K);
 
-	/* Come of age after being made idle: paged out, charged. */
-	damos_test_region(t, 2)->age = 10;
+	/* Made idle and of age: paged out, charged; the last made idle. */
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 1U);
 	rec = damos_test_applied(test, 0);
-	KUNIT_EXPECT_EQ(test, rec.start, 2UL * SZ_64K);
-	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_32K);
-	KUNIT_EXPECT_EQ(test, damos_test_region(t, 2)->age, 0U);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 2)->idled_ahead);
+	KUNIT_EXPECT_EQ(test, rec.start, 3UL * SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
+	r = damos_test_region(t, 4);
+	KUNIT_EXPECT_EQ(test, r->age, 0U);
+	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
+	KUNIT_EXPECT_EQ(test, sz, 4UL * SZ_64K);
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
 
 	/* The stat action counts regions never made idle ahead. */
