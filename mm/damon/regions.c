@@ -577,8 +577,8 @@ static void damon_reset_window(struct damon_ctx *ctx)
  * @max_nr_accesses (at least 1) are alike: they age, and neighbours of
  * alike ages (damon_ages_alike()) merge.  While more than
  * &damon_attrs.max_nr_regions remain, ages are no longer looked at, then
- * the threshold doubles, and merging goes on.  Then each access count becomes the previous one,
- * regions above the merge size limit are cut (see
+ * the threshold doubles, and merging goes on.  Then each access count
+ * becomes the previous one, regions above the merge size limit are cut (see
  * damon_split_oversized_regions()) and, while that cannot exceed
  * &damon_attrs.max_nr_regions, every region is split in two pieces (three
  * while there are at most twice &damon_attrs.min_nr_regions) so that the

@@ -411,6 +411,17 @@ nomem:
 
 /* === Applying schemes === */
 
+/* Whether the size and access count of @r are within the ranges of @p. */
+static bool damos_pattern_matches_but_age(const struct damos_access_pattern *p,
+					  const struct damon_region *r)
+{
+	unsigned long sz = damon_region_sz(r);
+
+	return sz >= p->min_sz_region && sz <= p->max_sz_region &&
+		r->nr_accesses >= p->min_nr_accesses &&
+		r->nr_accesses <= p->max_nr_accesses;
+}
+
 /**
  * damos_pattern_matches() - Whether a region matches a scheme's pattern.
  * @ctx:	The context of the region.
@@ -425,11 +436,8 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 			   const struct damon_region *r, const struct damos *s)
 {
 	const struct damos_access_pattern *p = &s->pattern;
-	unsigned long sz = damon_region_sz(r);
 
-	return sz >= p->min_sz_region && sz <= p->max_sz_region &&
-		r->nr_accesses >= p->min_nr_accesses &&
-		r->nr_accesses <= p->max_nr_accesses &&
+	return damos_pattern_matches_but_age(p, r) &&
 		r->age >= p->min_age_region && r->age <= p->max_age_region;
 }
 
@@ -558,6 +566,23 @@ static void damos_quota_out(struct damos *s, struct damon_target *t,
 }
 
 /*
+ * The operations stopped at @end (aligned down to @align) inside @r or at
+ * its end: @r is cut there, keeping the part dealt with.  Returns where
+ * they stopped, @r's start if they did nothing.
+ */
+static unsigned long damos_cut_at_stop(struct damon_target *t,
+				       struct damon_region *r,
+				       unsigned long end, unsigned long align)
+{
+	unsigned long stop = clamp(ALIGN_DOWN(end, align), r->ar.start,
+				   r->ar.end);
+
+	if (stop > r->ar.start && stop < r->ar.end)
+		damon_split_region_at(t, r, stop - r->ar.start);
+	return stop;
+}
+
+/*
  * Acts on @r, trying at most @budget bytes of it, and charges the quota
  * with what was tried.  The stat action tries every byte, so @r is cut
  * (aligned) at the budget first; an operations backend stops by itself
@@ -599,10 +624,8 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		applied = min(applied, b.sz_tried);
 		damos_quota_record_throughput(q, b.sz_tried,
 					      damos_now_ns() - start_ns);
-		stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start, r->ar.end);
 		/* The rest, not acted on, is judged on its own from now on. */
-		if (stop > r->ar.start && stop < r->ar.end)
-			damon_split_region_at(t, r, stop - r->ar.start);
+		stop = damos_cut_at_stop(t, r, b.end, align);
 		/*
 		 * What the action left in place (pages it found in use, say)
 		 * is judged afresh: the region must show the pattern for its
@@ -740,13 +763,8 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 static bool damos_wants_idle_ahead(const struct damos *s,
 				   const struct damon_region *r)
 {
-	const struct damos_access_pattern *p = &s->pattern;
-	unsigned long sz = damon_region_sz(r);
-
-	return !r->idled_ahead && r->age >= p->min_age_region / 2 &&
-		sz >= p->min_sz_region && sz <= p->max_sz_region &&
-		r->nr_accesses >= p->min_nr_accesses &&
-		r->nr_accesses <= p->max_nr_accesses;
+	return !r->idled_ahead && r->age >= s->pattern.min_age_region / 2 &&
+		damos_pattern_matches_but_age(&s->pattern, r);
 }
 
 static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
@@ -778,13 +796,9 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 			b.end = end;
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
 			q->idled_sz += min(b.sz_tried, b.max_sz);
-			stop = clamp(ALIGN_DOWN(b.end, align), r->ar.start, end);
-			if (stop == r->ar.start)
-				return;
-			/* The budget ran out inside @r: only its lower part. */
-			if (stop < end)
-				damon_split_region_at(t, r, stop - r->ar.start);
-			if (r->ar.end != stop)
+			/* The budget may run out inside @r: its lower part. */
+			stop = damos_cut_at_stop(t, r, b.end, align);
+			if (stop == r->ar.start || r->ar.end != stop)
 				return;
 			/* Free memory may be filled later, by young pages. */
 			if (b.sz_tried)
