@@ -327,7 +327,10 @@ enum damon_ops_id {
  * @max_sz:	In: bytes the action may try at most (%ULONG_MAX: no limit).
  * @sz_tried:	Out: bytes it tried, at most @max_sz.  Memory it passes over
  *		at little cost (free or kernel pages, say) is not counted: the
- *		quota and the tried statistics are charged with this.
+ *		quota is charged with this.
+ * @sz_unjudged: Out: bytes of @sz_tried that the action could not judge yet,
+ *		only prepare for a later try (pageout: pages never made idle,
+ *		which it makes idle).  Not counted as tried in the statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
  *		lower than the region's end only if @max_sz would otherwise
  *		have been exceeded; the next charge window resumes there.
@@ -335,6 +338,7 @@ enum damon_ops_id {
 struct damos_apply_budget {
 	unsigned long max_sz;
 	unsigned long sz_tried;
+	unsigned long sz_unjudged;
 	unsigned long end;
 };
 
@@ -542,6 +546,21 @@ struct damon_ctx {
 static inline unsigned long damon_region_sz(const struct damon_region *r)
 {
 	return r->ar.end - r->ar.start;
+}
+
+/**
+ * damon_window_sample() - Which sample of its aggregation window kdamond is
+ * taking.
+ * @ctx:	The context.
+ *
+ * For operations that do only once in a few samples what would cost too
+ * much in every one.
+ *
+ * Return: 0 during the first sample of a window, 1 during the second, ...
+ */
+static inline unsigned int damon_window_sample(const struct damon_ctx *ctx)
+{
+	return ctx->window_nr_samples;
 }
 
 #ifdef CONFIG_DAMON

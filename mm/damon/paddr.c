@@ -30,6 +30,7 @@
 #include <linux/random.h>
 #include <linux/rmap.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/swap.h>
 #include <asm/tlbflush.h>
 
@@ -100,8 +101,7 @@ static unsigned long damon_paddr_nr_untracked(struct page *page,
  * on accessing the page without setting the bit again, and the page looks
  * idle for as long as the entry stays cached.  Hardware TLBs are small
  * enough for that not to last, an emulator's may hold a whole working set.
- * Flushing every cleared bit would cost an interrupt per sample, so the
- * callers ask for flushes only where a blind spot is costly.
+ * So the callers ask for flushes where a blind spot is costly.
  */
 enum damon_paddr_flush {
 	DAMON_PADDR_FLUSH_NONE,
@@ -109,17 +109,67 @@ enum damon_paddr_flush {
 	DAMON_PADDR_FLUSH_ALL,		/* every mapping */
 };
 
+/*
+ * Each flush interrupts every CPU that runs the address space, and under
+ * an emulator one costs more than a whole pass of samples.  A pass over the
+ * regions (or over the pages of a pageout) therefore only notes which
+ * address spaces need one, and flushes each of them once at its end.  The
+ * blind spot lasts until then: the rest of the pass.
+ */
+#define DAMON_PADDR_FLUSH_BATCH_MMS	8
+
+struct damon_paddr_flush_batch {
+	struct mm_struct *mms[DAMON_PADDR_FLUSH_BATCH_MMS];
+	unsigned int nr;
+};
+
 /* Argument of the reverse-map walk that tests and clears Accessed bits. */
 struct damon_paddr_rmap_arg {
 	bool young;
 	enum damon_paddr_flush flush;
+	struct damon_paddr_flush_batch *batch;
 };
 
+/*
+ * Notes that @mm needs a flush at the end of the pass.  Returns false if
+ * the batch is full of other address spaces: then the caller flushes now.
+ */
+static bool damon_paddr_defer_flush(struct damon_paddr_flush_batch *batch,
+				    struct mm_struct *mm)
+{
+	unsigned int i;
+
+	for (i = 0; i < batch->nr; i++)
+		if (batch->mms[i] == mm)
+			return true;
+	if (batch->nr == DAMON_PADDR_FLUSH_BATCH_MMS)
+		return false;
+	/* Keeps the mm_struct, not the address space, until the flush. */
+	mmgrab(mm);
+	batch->mms[batch->nr++] = mm;
+	return true;
+}
+
+/* Ends a pass: flushes the address spaces noted in @batch. */
+static void damon_paddr_flush_batch(struct damon_paddr_flush_batch *batch)
+{
+	unsigned int i;
+
+	for (i = 0; i < batch->nr; i++) {
+		flush_tlb_mm(batch->mms[i]);
+		mmdrop(batch->mms[i]);
+	}
+	batch->nr = 0;
+}
+
 /* Lets the next access through the mapping at @pvmw set its bit again. */
-static void damon_paddr_flush_young(struct page_vma_mapped_walk *pvmw)
+static void damon_paddr_flush_young(struct page_vma_mapped_walk *pvmw,
+				    struct damon_paddr_flush_batch *batch)
 {
 	unsigned long size = PAGE_SIZE;
 
+	if (batch && damon_paddr_defer_flush(batch, pvmw->vma->vm_mm))
+		return;
 	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) && !pvmw->pte)
 		size = HPAGE_PMD_SIZE;
 	flush_tlb_range(pvmw->vma, pvmw->address, pvmw->address + size);
@@ -147,7 +197,7 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 			rmap_arg->young = true;
 		if (rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
 		    (young && rmap_arg->flush == DAMON_PADDR_FLUSH_YOUNG))
-			damon_paddr_flush_young(&pvmw);
+			damon_paddr_flush_young(&pvmw, rmap_arg->batch);
 	}
 	return true;
 }
@@ -162,15 +212,17 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
  * folio_mark_accessed() clears on each access; PG_referenced and the LRU
  * position are reclaim's and are left alone.
  *
- * @flush says which mappings to flush from the TLBs.
+ * @flush says which mappings to flush from the TLBs: at once, or at the end
+ * of the pass if there is a @batch (see damon_paddr_flush_batch()).
  *
  * The caller holds a reference on @folio.
  */
 static enum damon_paddr_access
 damon_paddr_folio_test_and_reset(struct folio *folio,
-				 enum damon_paddr_flush flush)
+				 enum damon_paddr_flush flush,
+				 struct damon_paddr_flush_batch *batch)
 {
-	struct damon_paddr_rmap_arg arg = { .flush = flush };
+	struct damon_paddr_rmap_arg arg = { .flush = flush, .batch = batch };
 	struct rmap_walk_control rwc = {
 		.arg = &arg,
 		.rmap_one = damon_paddr_clear_young_one,
@@ -201,34 +253,38 @@ damon_paddr_folio_test_and_reset(struct folio *folio,
 }
 
 /*
- * What the last large folio tested in one pass over the regions showed, so
- * that a folio spanning the sampled pages of several regions is tested once:
- * a second test would find the Accessed bits the first one cleared.
+ * State of one pass over the sampled pages of the regions: what the last
+ * large folio tested showed, so that a folio spanning the sampled pages of
+ * several regions is tested once (a second test would find the Accessed
+ * bits the first one cleared), and the flushes the pass asked for.
  */
-struct damon_paddr_folio_memo {
-	unsigned long start_pfn;
-	unsigned long end_pfn;
-	enum damon_paddr_access access;
+struct damon_paddr_sample_pass {
+	unsigned long memo_start_pfn;
+	unsigned long memo_end_pfn;
+	enum damon_paddr_access memo_access;
+	struct damon_paddr_flush_batch flushes;
 };
 
 static enum damon_paddr_access
 damon_paddr_pfn_test_and_reset(unsigned long pfn,
-			       struct damon_paddr_folio_memo *memo,
+			       struct damon_paddr_sample_pass *pass,
 			       enum damon_paddr_flush flush)
 {
 	enum damon_paddr_access access;
 	struct folio *folio;
 
-	if (memo && pfn >= memo->start_pfn && pfn < memo->end_pfn)
-		return memo->access;
+	if (pass && pfn >= pass->memo_start_pfn && pfn < pass->memo_end_pfn)
+		return pass->memo_access;
 	folio = damon_paddr_get_lru_folio(pfn);
 	if (!folio)
 		return DAMON_PADDR_UNTRACKED;
-	access = damon_paddr_folio_test_and_reset(folio, flush);
-	if (memo && folio_test_large(folio)) {
-		memo->start_pfn = folio_pfn(folio);
-		memo->end_pfn = memo->start_pfn + folio_nr_pages(folio);
-		memo->access = access;
+	access = damon_paddr_folio_test_and_reset(folio, flush,
+						  pass ? &pass->flushes : NULL);
+	if (pass && folio_test_large(folio)) {
+		pass->memo_start_pfn = folio_pfn(folio);
+		pass->memo_end_pfn = pass->memo_start_pfn +
+			folio_nr_pages(folio);
+		pass->memo_access = access;
 	}
 	folio_put(folio);
 	return access;
@@ -297,31 +353,23 @@ static unsigned long damon_paddr_random_pfn(const struct damon_region *r)
 }
 
 /*
- * Which TLB entries sampling @r flushes.  While no access was seen in the
- * window, those found young, and all of the sampled page's if one of its
- * bits was cleared without a flush before: a hot page cached in a TLB must
- * not make the region look idle.  Once an access was seen, none: blind
- * spots then only lower the count a little, and the page is marked stale
- * for the next window.  A region costs a few flushes per aggregation
- * interval at most.
+ * Which TLB entries the check of @r flushes, at the end of its pass.  Only
+ * in the first check of each aggregation window: those of the pages found
+ * young, and all of the sampled page's if one of its bits was cleared
+ * without a flush since the last one.  Any other test leaves the page
+ * marked stale.  So a page in use shows as accessed at least once per
+ * window, wherever its translation stays cached, and sampling costs at most
+ * one flush per address space and window.
  */
 static enum damon_paddr_flush
-damon_paddr_sample_flush(const struct damon_region *r)
+damon_paddr_sample_flush(const struct damon_ctx *ctx,
+			 const struct damon_region *r)
 {
-	if (r->nr_accesses)
+	if (damon_window_sample(ctx))
 		return DAMON_PADDR_FLUSH_NONE;
 	if (r->sampling_addr & DAMON_PADDR_STALE_TLB)
 		return DAMON_PADDR_FLUSH_ALL;
 	return DAMON_PADDR_FLUSH_YOUNG;
-}
-
-/* Before a re-draw: leaves no blind spot behind. */
-static void damon_paddr_leave_sample(struct damon_region *r)
-{
-	if (damon_paddr_sample_armed(r) &&
-	    (r->sampling_addr & DAMON_PADDR_STALE_TLB))
-		damon_paddr_pfn_test_and_reset(PHYS_PFN(r->sampling_addr),
-					       NULL, DAMON_PADDR_FLUSH_ALL);
 }
 
 /* Records whether the sampled page of @r was left with a stale TLB entry. */
@@ -340,60 +388,93 @@ static bool damon_paddr_access_known(enum damon_paddr_access access)
 	return access == DAMON_PADDR_ACCESSED || access == DAMON_PADDR_IDLE;
 }
 
+/*
+ * A region that showed no access in the last aggregation window nor so far
+ * in this one rests: its sampled page is looked at only in one sample of
+ * DAMON_PADDR_REST_STRIDE, the first of the window included.  An Accessed
+ * bit stays set until it is cleared, so an access in between is not missed,
+ * only counted once for the samples it spans, and the region is looked at in
+ * every sample again from then on.  Where proactive reclaim pays, most of
+ * memory is cold and most regions rest.
+ */
+#define DAMON_PADDR_REST_STRIDE	4
+
+static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
+				   const struct damon_region *r)
+{
+	return r->nr_accesses || r->last_nr_accesses ||
+		damon_window_sample(ctx) % DAMON_PADDR_REST_STRIDE == 0;
+}
+
+/*
+ * Re-draws the sampled page of @r one time in DAMON_PADDR_REDRAW_ONE_IN, or
+ * draws one if it has none.  A page left with a stale TLB entry is kept until
+ * the flush of the next window: drawn away from, it would stay a blind spot
+ * for pageout's own checks.
+ */
+static void damon_paddr_prepare_region(struct damon_region *r,
+				       struct damon_paddr_sample_pass *pass)
+{
+	enum damon_paddr_access access;
+	unsigned long pfn;
+
+	if (damon_paddr_sample_armed(r) &&
+	    ((r->sampling_addr & DAMON_PADDR_STALE_TLB) ||
+	     get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN)))
+		return;
+	pfn = damon_paddr_random_pfn(r);
+	r->sampling_addr = PFN_PHYS(pfn);
+	access = damon_paddr_pfn_test_and_reset(pfn, pass,
+						DAMON_PADDR_FLUSH_NONE);
+	if (damon_paddr_access_known(access))
+		r->sampling_addr |= DAMON_PADDR_ARMED;
+	damon_paddr_note_flush(r, access, DAMON_PADDR_FLUSH_NONE);
+}
+
 static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 {
-	struct damon_paddr_folio_memo memo = {};
+	struct damon_paddr_sample_pass pass = {};
 	struct damon_target *t;
 	struct damon_region *r;
 
-	damon_for_each_target(t, ctx) {
-		damon_for_each_region(r, t) {
-			enum damon_paddr_flush flush;
-			enum damon_paddr_access access;
-			unsigned long pfn;
+	damon_for_each_target(t, ctx)
+		damon_for_each_region(r, t)
+			if (damon_paddr_sample_due(ctx, r))
+				damon_paddr_prepare_region(r, &pass);
+}
 
-			if (damon_paddr_sample_armed(r) &&
-			    get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN))
-				continue;
-			damon_paddr_leave_sample(r);
-			pfn = damon_paddr_random_pfn(r);
-			r->sampling_addr = PFN_PHYS(pfn);
-			flush = damon_paddr_sample_flush(r);
-			access = damon_paddr_pfn_test_and_reset(pfn, &memo, flush);
-			if (damon_paddr_access_known(access))
-				r->sampling_addr |= DAMON_PADDR_ARMED;
-			damon_paddr_note_flush(r, access, flush);
-		}
-	}
+static void damon_paddr_check_region(const struct damon_ctx *ctx,
+				     struct damon_region *r,
+				     struct damon_paddr_sample_pass *pass)
+{
+	enum damon_paddr_flush flush = damon_paddr_sample_flush(ctx, r);
+	enum damon_paddr_access access;
+
+	access = damon_paddr_pfn_test_and_reset(PHYS_PFN(r->sampling_addr),
+						pass, flush);
+	damon_paddr_note_flush(r, access, flush);
+	if (access == DAMON_PADDR_ACCESSED)
+		r->nr_accesses++;
+	if (!damon_paddr_access_known(access))
+		r->sampling_addr &= ~DAMON_PADDR_ARMED;
 }
 
 static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 {
-	struct damon_paddr_folio_memo memo = {};
+	struct damon_paddr_sample_pass pass = {};
 	unsigned int max_nr_accesses = 0;
 	struct damon_target *t;
 	struct damon_region *r;
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
-			unsigned long pfn = PHYS_PFN(r->sampling_addr);
-			enum damon_paddr_flush flush;
-			enum damon_paddr_access access;
-
-			if (damon_paddr_sample_armed(r)) {
-				flush = damon_paddr_sample_flush(r);
-				access = damon_paddr_pfn_test_and_reset(pfn,
-									&memo,
-									flush);
-				damon_paddr_note_flush(r, access, flush);
-				if (access == DAMON_PADDR_ACCESSED)
-					r->nr_accesses++;
-				if (!damon_paddr_access_known(access))
-					r->sampling_addr &= ~DAMON_PADDR_ARMED;
-			}
+			if (damon_paddr_sample_armed(r) &&
+			    damon_paddr_sample_due(ctx, r))
+				damon_paddr_check_region(ctx, r, &pass);
 			max_nr_accesses = max(max_nr_accesses, r->nr_accesses);
 		}
 	}
+	damon_paddr_flush_batch(&pass.flushes);
 	return max_nr_accesses;
 }
 
@@ -416,8 +497,13 @@ static bool damon_paddr_folio_reclaimable(struct folio *folio)
 	return folio_test_swapcache(folio) || get_nr_swap_pages() > 0;
 }
 
-/* Folios isolated before they are handed to reclaim together. */
-#define DAMON_PADDR_PAGEOUT_BATCH	SWAP_CLUSTER_MAX
+/*
+ * Folios isolated before they are handed to reclaim together.  Reclaim
+ * flushes the TLBs once per batch for the mappings it removed, and each
+ * flush interrupts the CPUs running the workload: one flush per 2 MiB of
+ * base pages rather than per SWAP_CLUSTER_MAX of them.
+ */
+#define DAMON_PADDR_PAGEOUT_BATCH	512
 
 /* Page frames scanned between two chances to reschedule. */
 #define DAMON_PADDR_RESCHED_PFNS	1024
@@ -431,9 +517,11 @@ struct damon_paddr_pageout {
 	struct list_head folios;	/* isolated, not yet reclaimed */
 	unsigned int nr_folios;
 	unsigned long nr_tried;		/* pages of folios worth a try */
+	unsigned long nr_unjudged;	/* of those, pages never made idle */
 	unsigned long max_tried;	/* pages: the budget */
 	bool stopped;			/* the budget ran out */
 	unsigned long nr_reclaimed;	/* pages */
+	struct damon_paddr_flush_batch flushes;
 };
 
 static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
@@ -450,21 +538,22 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * out: it was not accessed since it was last made idle.  A region is judged
  * cold from a few sampled pages; a hot page among cold ones would be paged
  * out and read back at once.  So every folio gets a second chance: one
- * never made idle (never sampled, or accessed through folio_mark_accessed()
- * since) or found young is made idle and kept, and goes on a later pass if
- * nothing touched it in between.  The engine restarts the region's age
- * after the pass, so the later pass comes the scheme's minimum age later.
- * The engine also has the folios of a region made idle ahead, half-way to
- * its minimum age (damon_paddr_idle_ahead()): then a folio untouched since
- * goes on the first pass.
- * The TLB entries of a young folio are flushed so that an access in between
- * shows, and the folio keeps the access visible to reclaim through its
- * young flag.
+ * found young is made idle and kept, and goes on a later pass if nothing
+ * touched it in between (as does one never made idle, see
+ * damon_paddr_pageout_pfn(), which does not even count as tried).  The
+ * engine restarts the region's age after the pass, so the later pass comes
+ * the scheme's minimum age later.  The engine also has the folios of a
+ * region made idle ahead, half-way to its minimum age
+ * (damon_paddr_idle_ahead()): then a folio untouched since goes on the
+ * first pass.  The TLB entries of a young folio are flushed at the end of
+ * the pass so that a later access shows, and the folio keeps the access
+ * visible to reclaim through its young flag.
  */
-static bool damon_paddr_pageout_allowed(struct folio *folio)
+static bool damon_paddr_pageout_allowed(struct damon_paddr_pageout *po,
+					struct folio *folio)
 {
-	return damon_paddr_folio_test_and_reset(folio,
-						DAMON_PADDR_FLUSH_YOUNG) ==
+	return damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
+						&po->flushes) ==
 		DAMON_PADDR_IDLE;
 }
 
@@ -504,10 +593,22 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		if (po->sample_pfn < folio_pfn(folio) ||
 		    po->sample_pfn >= folio_pfn(folio) + folio_nr_pages(folio))
 			damon_paddr_folio_test_and_reset(folio,
-							 DAMON_PADDR_FLUSH_YOUNG);
+							 DAMON_PADDR_FLUSH_YOUNG,
+							 &po->flushes);
 		goto out;
 	}
-	if (damon_paddr_pageout_allowed(folio) && folio_isolate_lru(folio)) {
+	if (!folio_test_idle(folio)) {
+		/*
+		 * Never made idle (or used through a system call since): whether
+		 * it is in use cannot be told yet.  Made idle for a later pass.
+		 */
+		po->nr_unjudged += folio_nr_pages(folio);
+		damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
+						 &po->flushes);
+		goto out;
+	}
+	if (damon_paddr_pageout_allowed(po, folio) &&
+	    folio_isolate_lru(folio)) {
 		list_add_tail(&folio->lru, &po->folios);
 		po->nr_folios++;
 	}
@@ -555,7 +656,9 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 		}
 	}
 	damon_paddr_pageout_flush(&po);
+	damon_paddr_flush_batch(&po.flushes);
 	b->sz_tried = po.nr_tried << PAGE_SHIFT;
+	b->sz_unjudged = po.nr_unjudged << PAGE_SHIFT;
 	if (po.stopped)
 		b->end = PFN_PHYS(pfn);
 	return po.nr_reclaimed << PAGE_SHIFT;

@@ -621,7 +621,8 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		start_ns = damos_now_ns();
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
 		b.sz_tried = min(b.sz_tried, b.max_sz);
-		applied = min(applied, b.sz_tried);
+		b.sz_unjudged = min(b.sz_unjudged, b.sz_tried);
+		applied = min(applied, b.sz_tried - b.sz_unjudged);
 		damos_quota_record_throughput(q, b.sz_tried,
 					      damos_now_ns() - start_ns);
 		/* The rest, not acted on, is judged on its own from now on. */
@@ -637,7 +638,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			r->idled_ahead = true;
 		}
 	}
-	damos_update_stat(s, b.sz_tried, applied);
+	damos_update_stat(s, b.sz_tried - b.sz_unjudged, applied);
 
 	if (!w->limited)
 		return false;
@@ -793,6 +794,7 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 			}
 			end = r->ar.end;
 			b.sz_tried = 0;
+			b.sz_unjudged = 0;
 			b.end = end;
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
 			q->idled_sz += min(b.sz_tried, b.max_sz);

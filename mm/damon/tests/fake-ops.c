@@ -27,6 +27,7 @@ static bool damon_fake_targets_valid = true;
 static u64 damon_fake_cost_ns_per_byte;
 static unsigned int damon_fake_applied_permil = 1000;
 static unsigned int damon_fake_tried_permil = 1000;
+static unsigned int damon_fake_unjudged_permil;
 static damon_fake_score_fn damon_fake_score;
 static u64 damon_fake_clock;
 static unsigned long damon_fake_nr_samples;
@@ -132,6 +133,7 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 		b->end = r->ar.start + sz;
 	}
 	b->sz_tried = tried;
+	b->sz_unjudged = mult_frac(tried, damon_fake_unjudged_permil, 1000);
 	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
 		rec = &damon_fake_records[damon_fake_nr_applied];
 		rec->start = r->ar.start;
@@ -212,6 +214,7 @@ void damon_fake_ops_reset(void)
 	damon_fake_cost_ns_per_byte = 0;
 	damon_fake_applied_permil = 1000;
 	damon_fake_tried_permil = 1000;
+	damon_fake_unjudged_permil = 0;
 	WRITE_ONCE(damon_fake_score, NULL);
 	damon_fake_clock = 0;
 	damon_fake_nr_samples = 0;
@@ -333,6 +336,21 @@ void damon_fake_ops_set_tried_permil(unsigned int permil)
 {
 	spin_lock(&damon_fake_lock);
 	damon_fake_tried_permil = min(permil, 1000U);
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_unjudged_permil() - Sets how much of what an action
+ * works on it reports it could not judge yet.
+ * @permil:	Per-thousand of sz_tried that apply_scheme() reports through
+ *		sz_unjudged (0, the default: none).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_unjudged_permil(unsigned int permil)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_unjudged_permil = min(permil, 1000U);
 	spin_unlock(&damon_fake_lock);
 }
 

@@ -354,6 +354,17 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	lru_add_drain_all();
 	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
 
+	/* Used through a system call since: made idle, not judged. */
+	damon_paddr_test_mark_accessed(folio);
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, swap ? PAGE_SIZE : 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_unjudged, swap ? PAGE_SIZE : 0UL);
+	if (swap)
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+				DAMON_PADDR_IDLE);
+	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+
 	s->action = DAMOS_STAT;
 	b = damon_paddr_test_budget(r, ULONG_MAX);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);

@@ -586,6 +586,31 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 }
 
 /*
+ * What the action worked on but could not judge yet (pageout: pages never
+ * made idle) is charged to the quota but not counted as tried, and nothing
+ * of it counts as applied.
+ */
+static void damos_test_unjudged_not_tried(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_64K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damos *s;
+
+	damos_test_target(test, ctx, 0, 2, SZ_64K);
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_unjudged_permil(750);
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_16K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, (unsigned long)SZ_16K);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 1UL);
+}
+
+/*
  * An action charges the quota with what it reports having worked on, not
  * with the region size: regions that are three-quarters free memory let a
  * window cover four times the quota in region bytes.
@@ -1565,6 +1590,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_size_quota_never_exceeded),
 	KUNIT_CASE(damos_test_quota_charges_tried),
 	KUNIT_CASE(damos_test_quota_stops_inside_region),
+	KUNIT_CASE(damos_test_unjudged_not_tried),
 	KUNIT_CASE(damos_test_quota_set_later),
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
