@@ -72,12 +72,12 @@ unsigned int damos_quota_min_score(const unsigned long *hist_bytes,
 u64 damos_mul_div(u64 a, u64 b, u64 c);
 
 /*
- * The clocks of the engine: damos_now_ns() times actions and
- * damos_now_jiffies() ends charge windows.  KUnit suites may drive both from
+ * The clocks of the engine: damos_action_clock_ns() times actions (in CPU
+ * time) and damos_now_jiffies() ends charge windows.  KUnit suites may drive both from
  * one fake clock with damos_set_test_clock(), and must pass NULL to restore
  * the real clocks when done.
  */
-u64 damos_now_ns(void);
+u64 damos_action_clock_ns(void);
 unsigned long damos_now_jiffies(void);
 void damos_set_test_clock(u64 (*clock_ns)(void));
 

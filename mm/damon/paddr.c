@@ -312,8 +312,9 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
 
 /*
  * The sampled page of a region normally stays the same from one sampling
- * interval to the next, and is re-drawn at random one time in
- * DAMON_PADDR_REDRAW_ONE_IN.  Then the reverse-map walk that finds whether
+ * interval to the next, and is re-drawn at random one aggregation window in
+ * DAMON_PADDR_REDRAW_ONE_IN, right after the first check of the window
+ * (whose flush then covers the new page too).  Then the reverse-map walk that finds whether
  * it was accessed also makes it idle for the next interval: one walk per
  * region and interval instead of two (one to clear the Accessed bits, one to
  * test them), which is most of the cost of monitoring.  The draw does not
@@ -321,14 +322,14 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
  * are still covered at random over time, and every region split or merge
  * re-draws the sample of the parts it moves out of range.
  *
- * A sampled page whose folio was made idle by the last check (or, after a
- * re-draw, by the preparation) is "armed": its address is tagged with
+ * A sampled page whose folio was made idle by the last check (or when it
+ * was drawn) is "armed": its address is tagged with
  * DAMON_PADDR_ARMED, a bit below PAGE_SHIFT that DAMON's page-granular
  * addresses never use.  Only an armed page is checked.  Another such bit,
  * DAMON_PADDR_STALE_TLB, tells that an Accessed bit of the page was cleared
  * without a TLB flush (see damon_paddr_sample_flush()).
  */
-#define DAMON_PADDR_REDRAW_ONE_IN	8
+#define DAMON_PADDR_REDRAW_ONE_IN	2
 #define DAMON_PADDR_ARMED		1UL
 #define DAMON_PADDR_STALE_TLB		2UL
 
@@ -406,31 +407,27 @@ static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
 		damon_window_sample(ctx) % DAMON_PADDR_REST_STRIDE == 0;
 }
 
-/*
- * Re-draws the sampled page of @r one time in DAMON_PADDR_REDRAW_ONE_IN, or
- * draws one if it has none.  A page left with a stale TLB entry is kept until
- * the flush of the next window: drawn away from, it would stay a blind spot
- * for pageout's own checks.
- */
-static void damon_paddr_prepare_region(struct damon_region *r,
-				       struct damon_paddr_sample_pass *pass)
+/* Draws a new sampled page for @r and makes it idle. */
+static void damon_paddr_draw_sample(struct damon_region *r,
+				    struct damon_paddr_sample_pass *pass,
+				    enum damon_paddr_flush flush)
 {
 	enum damon_paddr_access access;
 	unsigned long pfn;
 
-	if (damon_paddr_sample_armed(r) &&
-	    ((r->sampling_addr & DAMON_PADDR_STALE_TLB) ||
-	     get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN)))
-		return;
 	pfn = damon_paddr_random_pfn(r);
 	r->sampling_addr = PFN_PHYS(pfn);
-	access = damon_paddr_pfn_test_and_reset(pfn, pass,
-						DAMON_PADDR_FLUSH_NONE);
+	access = damon_paddr_pfn_test_and_reset(pfn, pass, flush);
 	if (damon_paddr_access_known(access))
 		r->sampling_addr |= DAMON_PADDR_ARMED;
-	damon_paddr_note_flush(r, access, DAMON_PADDR_FLUSH_NONE);
+	damon_paddr_note_flush(r, access, flush);
 }
 
+/*
+ * Only regions without a sampled page get one here (a new region, or one
+ * whose page was free or kernel memory); re-draws happen in the first check
+ * of a window, where they can be flushed.
+ */
 static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 {
 	struct damon_paddr_sample_pass pass = {};
@@ -439,8 +436,10 @@ static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
-			if (damon_paddr_sample_due(ctx, r))
-				damon_paddr_prepare_region(r, &pass);
+			if (!damon_paddr_sample_armed(r) &&
+			    damon_paddr_sample_due(ctx, r))
+				damon_paddr_draw_sample(r, &pass,
+							DAMON_PADDR_FLUSH_NONE);
 }
 
 static void damon_paddr_check_region(const struct damon_ctx *ctx,
@@ -457,6 +456,10 @@ static void damon_paddr_check_region(const struct damon_ctx *ctx,
 		r->nr_accesses++;
 	if (!damon_paddr_access_known(access))
 		r->sampling_addr &= ~DAMON_PADDR_ARMED;
+	/* The old page is flushed with the new one: no blind spot left. */
+	if (!damon_window_sample(ctx) &&
+	    !get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN))
+		damon_paddr_draw_sample(r, pass, DAMON_PADDR_FLUSH_ALL);
 }
 
 static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)

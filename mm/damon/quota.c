@@ -17,6 +17,8 @@
 #include <linux/overflow.h>
 #include <linux/workqueue.h>	/* before psi.h, which needs it */
 #include <linux/psi.h>
+#include <linux/sched.h>
+#include <linux/sched/cputime.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
@@ -66,14 +68,21 @@ void damos_set_test_clock(u64 (*clock_ns)(void))
 }
 
 /**
- * damos_now_ns() - The clock actions are timed with.
+ * damos_action_clock_ns() - The clock actions are timed with.
  *
- * Context: Any context.
- * Return: monotonic time in nanoseconds.
+ * The CPU time of the calling thread rather than the time that passed: the
+ * time quota bounds what acting costs, and an action that yields the CPU
+ * between batches (to a busy workload, say) does not cost the time it waits
+ * to run again.
+ *
+ * Context: Process context.
+ * Return: nanoseconds of CPU time, or the test clock while one is set.
  */
-u64 damos_now_ns(void)
+u64 damos_action_clock_ns(void)
 {
-	return damos_test_clock_ns ? damos_test_clock_ns() : ktime_get_ns();
+	if (damos_test_clock_ns)
+		return damos_test_clock_ns();
+	return task_sched_runtime(current);
 }
 
 /**
@@ -318,7 +327,7 @@ static void damos_decay_throughput(struct damos_quota *q)
  * damos_quota_record_throughput() - Record how long an action took.
  * @q:		The quota of the scheme.
  * @sz:		Bytes the action was tried on.
- * @ns:		Nanoseconds it took.
+ * @ns:		Nanoseconds of CPU time it took (damos_action_clock_ns()).
  *
  * Context: The kdamond thread.
  */

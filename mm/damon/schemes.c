@@ -601,7 +601,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		.max_sz = w->limited ? ALIGN_DOWN(budget, align) : ULONG_MAX,
 	};
 	unsigned long applied = 0, stop;
-	u64 start_ns;
+	u64 start_ns, cpu_ns;
 
 	if (s->action == DAMOS_STAT || !ctx->ops.apply_scheme) {
 		/* Acts on nothing: only counts what it was tried on. */
@@ -618,13 +618,13 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		stop = r->ar.end;
 	} else {
 		b.end = r->ar.end;
-		start_ns = damos_now_ns();
+		start_ns = damos_action_clock_ns();
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
 		b.sz_tried = min(b.sz_tried, b.max_sz);
 		b.sz_unjudged = min(b.sz_unjudged, b.sz_tried);
 		applied = min(applied, b.sz_tried - b.sz_unjudged);
-		damos_quota_record_throughput(q, b.sz_tried,
-					      damos_now_ns() - start_ns);
+		cpu_ns = damos_action_clock_ns() - start_ns;
+		damos_quota_record_throughput(q, b.sz_tried, cpu_ns);
 		/* The rest, not acted on, is judged on its own from now on. */
 		stop = damos_cut_at_stop(t, r, b.end, align);
 		/*
