@@ -311,25 +311,24 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
 }
 
 /*
- * The sampled page of a region normally stays the same from one sampling
- * interval to the next, and is re-drawn at random one aggregation window in
- * DAMON_PADDR_REDRAW_ONE_IN, right after the first check of the window
- * (whose flush then covers the new page too).  Then the reverse-map walk that finds whether
- * it was accessed also makes it idle for the next interval: one walk per
- * region and interval instead of two (one to clear the Accessed bits, one to
- * test them), which is most of the cost of monitoring.  The draw does not
- * depend on what was found, so the estimate stays unbiased; a region's pages
- * are still covered at random over time, and every region split or merge
+ * The sampled page of a region stays the same from one sampling interval to
+ * the next within an aggregation window, and is re-drawn at random right
+ * after the first check of each window (whose flush then covers the new
+ * page too).  Then the reverse-map walk that finds whether it was accessed
+ * also makes it idle for the next interval: one walk per region and
+ * interval instead of two (one to clear the Accessed bits, one to test
+ * them), which is most of the cost of monitoring.  The draw does not depend
+ * on what was found, so the estimate stays unbiased; a region's pages are
+ * still covered at random over time, and every region split or merge
  * re-draws the sample of the parts it moves out of range.
  *
  * A sampled page whose folio was made idle by the last check (or when it
- * was drawn) is "armed": its address is tagged with
- * DAMON_PADDR_ARMED, a bit below PAGE_SHIFT that DAMON's page-granular
- * addresses never use.  Only an armed page is checked.  Another such bit,
- * DAMON_PADDR_STALE_TLB, tells that an Accessed bit of the page was cleared
- * without a TLB flush (see damon_paddr_sample_flush()).
+ * was drawn) is "armed": its address is tagged with DAMON_PADDR_ARMED, a
+ * bit below PAGE_SHIFT that DAMON's page-granular addresses never use.
+ * Only an armed page is checked.  Another such bit, DAMON_PADDR_STALE_TLB,
+ * tells that an Accessed bit of the page was cleared without a TLB flush
+ * (see damon_paddr_sample_flush()).
  */
-#define DAMON_PADDR_REDRAW_ONE_IN	2
 #define DAMON_PADDR_ARMED		1UL
 #define DAMON_PADDR_STALE_TLB		2UL
 
@@ -457,8 +456,7 @@ static void damon_paddr_check_region(const struct damon_ctx *ctx,
 	if (!damon_paddr_access_known(access))
 		r->sampling_addr &= ~DAMON_PADDR_ARMED;
 	/* The old page is flushed with the new one: no blind spot left. */
-	if (!damon_window_sample(ctx) &&
-	    !get_random_u32_below(DAMON_PADDR_REDRAW_ONE_IN))
+	if (!damon_window_sample(ctx))
 		damon_paddr_draw_sample(r, pass, DAMON_PADDR_FLUSH_ALL);
 }
 
