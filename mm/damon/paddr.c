@@ -439,6 +439,8 @@ static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 			    damon_paddr_sample_due(ctx, r))
 				damon_paddr_draw_sample(r, &pass,
 							DAMON_PADDR_FLUSH_NONE);
+	/* Nothing was deferred; ends the pass like any other (drops refs). */
+	damon_paddr_flush_batch(&pass.flushes);
 }
 
 static void damon_paddr_check_region(const struct damon_ctx *ctx,
