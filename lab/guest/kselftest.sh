@@ -10,6 +10,19 @@ tests=()
 for t in "$@"; do tests+=(-t "$t"); done
 cp -a "$src" /tmp/kselftest
 cd /tmp/kselftest || exit 1
+# Each result line is followed by how long the test took, as a TAP
+# comment: what to look at first when the run gets slow.
+timed() {
+	local line name start=$SECONDS
+
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		[[ $line =~ ^(not\ )?ok\ [0-9]+\  ]] || continue
+		name=${line#*selftests: }
+		printf '# time: %s: %d s\n' "${name%% #*}" $((SECONDS - start))
+		start=$SECONDS
+	done
+}
 # run_kselftest.sh applies each test's timeout from its "settings" file.
-./run_kselftest.sh "${tests[@]}" 2>&1 | tee "$LAB_OUT/kselftest.tap"
+./run_kselftest.sh "${tests[@]}" 2>&1 | timed | tee "$LAB_OUT/kselftest.tap"
 exit "${PIPESTATUS[0]}"

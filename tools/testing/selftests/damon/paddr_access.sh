@@ -15,6 +15,8 @@ HOT_MIB=${HOT_MIB:-32}
 COLD_MIB=${COLD_MIB:-128}
 WARMUP_S=${WARMUP_S:-10}
 TRACE_S=${TRACE_S:-5}
+TRACE_MAX_S=${TRACE_MAX_S:-60}
+MIN_RECORDS=${MIN_RECORDS:-10}
 TRACING=/sys/kernel/tracing
 EVENT=$TRACING/events/damon/damon_aggregated
 
@@ -44,17 +46,26 @@ echo 16384 > "$TRACING/buffer_size_kb"
 echo > "$TRACING/trace"
 echo 1 > "$EVENT/enable"
 echo 1 > "$TRACING/tracing_on"
-sleep "$TRACE_S"
+# Judge at least MIN_RECORDS records of each kind: how fast the regions
+# adapt to where the areas landed in physical memory varies from boot to
+# boot, and a handful of records is a coin toss.
+traced=0
+while :; do
+	sleep "$TRACE_S"
+	traced=$((traced + TRACE_S))
+	cp "$TRACING/trace" "$HC_DIR/trace"
+	result=$(hc_cmd "trace $HC_DIR/trace")
+	hot=$(hc_field "$result" hot_records)
+	cold=$(hc_field "$result" cold_records)
+	((hot < MIN_RECORDS || cold < MIN_RECORDS)) || break
+	((traced < TRACE_MAX_S)) || break
+done
 echo 0 > "$TRACING/tracing_on"
 echo 0 > "$EVENT/enable"
-cp "$TRACING/trace" "$HC_DIR/trace"
 expect_accept enabled N
 
-result=$(hc_cmd "trace $HC_DIR/trace")
-log "$result"
-hot=$(hc_field "$result" hot_records)
+log "$result (traced $traced s)"
 hot_accessed=$(hc_field "$result" hot_accessed)
-cold=$(hc_field "$result" cold_records)
 cold_accessed=$(hc_field "$result" cold_accessed)
 [ "$(hc_field "$result" hot_pfns)" -gt 0 ] ||
 	skip "no page frame numbers in pagemap (not root?)"
