@@ -355,6 +355,11 @@ struct damos_apply_budget {
  *			whose sampling address was accessed since
  *			@prepare_access_checks.  Returns the largest
  *			&damon_region.nr_accesses seen.
+ * @nr_quiet_samples:	How many samples from the current one on (see
+ *			damon_window_sample()) would check no region, so
+ *			that kdamond may sleep through them: it counts them
+ *			as taken and calls @prepare_access_checks and
+ *			@check_accesses for the next one only.  Optional.
  * @target_valid:	Whether a target can still be monitored.  Optional.
  * @apply_scheme:	Applies the action of a scheme to a region from its
  *			start, honouring the scheme's filters and the budget
@@ -385,6 +390,7 @@ struct damon_operations {
 	void (*update)(struct damon_ctx *ctx);
 	void (*prepare_access_checks)(struct damon_ctx *ctx);
 	unsigned int (*check_accesses)(struct damon_ctx *ctx);
+	unsigned int (*nr_quiet_samples)(struct damon_ctx *ctx);
 	bool (*target_valid)(struct damon_target *t);
 	unsigned long (*apply_scheme)(struct damon_ctx *ctx,
 				      struct damon_target *t,
@@ -426,7 +432,9 @@ struct damon_attrs {
 /**
  * struct damon_callback - Hooks a client of DAMON may set.
  * @private:		For the client's own use.
- * @after_sampling:	Called after each sampling interval.
+ * @after_sampling:	Called after each sample kdamond takes (not after
+ *			those it sleeps through, see
+ *			&damon_operations.nr_quiet_samples).
  * @after_aggregation:	Called after each aggregation interval, after the
  *			schemes were applied and before the regions are
  *			adapted.

@@ -631,17 +631,55 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
 	return 0;
 }
 
+/**
+ * damon_nr_samples_to_skip() - How many samples kdamond may sleep through.
+ * @ctx:	The context.
+ *
+ * Those the operations have nothing to check in (see
+ * &damon_operations.nr_quiet_samples), as long as the window keeps a sample
+ * to take after them and the sleep ends by the window's deadline.  Where
+ * most regions rest, a wake-up costs about as much as the sample itself:
+ * sleeping through the quiet ones saves most of what monitoring cold memory
+ * costs.  (A damon_call() cuts such a sleep short; the samples still count,
+ * and that window ends early.)
+ *
+ * Return: the number of samples to count as taken without waking up.
+ */
+unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx)
+{
+	unsigned long interval = ctx->attrs.sample_interval;
+	unsigned int taken = ctx->window_nr_samples;
+	unsigned int max_nr = damon_max_nr_accesses(&ctx->attrs);
+	unsigned int nr;
+	u64 fit;
+
+	if (!ctx->ops.nr_quiet_samples || taken + 1 >= max_nr ||
+	    ctx->now_us >= ctx->next_aggregation_us)
+		return 0;
+	nr = min(ctx->ops.nr_quiet_samples(ctx), max_nr - taken - 1);
+	/*
+	 * The sleep lasts one interval per sample skipped and one for the
+	 * sample taken, within the window's time (so it cannot overflow).
+	 */
+	fit = div64_ul(ctx->next_aggregation_us - ctx->now_us, interval);
+	if (fit <= nr)
+		nr = fit ? fit - 1 : 0;
+	return nr;
+}
+
 /*
- * One sampling interval of monitoring.  Returns non-zero if monitoring must
- * stop.
+ * One sample of monitoring, after sleeping through the samples that would
+ * check nothing.  Returns non-zero if monitoring must stop.
  */
 static int kdamond_sample(struct damon_ctx *ctx, ktime_t start)
 {
-	unsigned int max_nr_accesses;
+	unsigned int max_nr_accesses, nr_skip;
 	int err;
 
+	nr_skip = damon_nr_samples_to_skip(ctx);
+	ctx->window_nr_samples += nr_skip;
 	ctx->ops.prepare_access_checks(ctx);
-	kdamond_sleep_us(ctx->attrs.sample_interval);
+	kdamond_sleep_us(ctx->attrs.sample_interval * (nr_skip + 1));
 	if (kthread_should_stop())
 		return 0;
 	max_nr_accesses = ctx->ops.check_accesses(ctx);

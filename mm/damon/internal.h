@@ -107,6 +107,7 @@ unsigned int damon_max_nr_accesses(const struct damon_attrs *attrs);
 
 void damon_scale_window_accesses(struct damon_ctx *ctx,
 				 unsigned int nr_samples);
+unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx);
 
 /* === paddr.c: the physical address operations, for their KUnit suite === */
 
@@ -119,6 +120,7 @@ enum damon_paddr_access {
 };
 
 enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn);
+unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx);
 unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 					const struct damon_region *r,
 					const struct damos_quota *quota);

@@ -115,6 +115,8 @@ struct damon_test_hooks {
 	unsigned int min_nr_accesses;
 	unsigned int max_nr_accesses;
 	unsigned int nr_samples_to_stop;
+	unsigned long window_slots;
+	unsigned long checks_at_aggr;
 	bool terminated;
 };
 
@@ -140,6 +142,9 @@ static int damon_test_after_aggregation(struct damon_ctx *ctx)
 						 r->nr_accesses);
 		}
 	}
+	/* Samples counted, slept through included, and samples taken. */
+	h->window_slots += ctx->window_nr_samples;
+	h->checks_at_aggr = damon_fake_ops_nr_samples();
 	atomic_inc(&h->nr_aggregations);
 	return 0;
 }
@@ -372,6 +377,49 @@ static void damon_test_scale_window_accesses(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->nr_accesses, of_3[i++]);
 }
 
+/*
+ * Samples slept through: as many as the operations say check nothing, as
+ * long as the window keeps one to take and the sleep ends by its deadline.
+ */
+static void damon_test_samples_to_skip(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 5000, 100000);
+	static const struct {
+		unsigned int quiet;
+		unsigned int taken;
+		u64 now_us;
+		unsigned int skip;
+	} cases[] = {
+		{ 0, 0, 0, 0 },
+		{ 3, 0, 0, 3 },
+		{ UINT_MAX, 0, 0, 19 },		/* one left to take */
+		{ 3, 16, 80000, 3 },
+		{ 3, 17, 80000, 2 },
+		{ 3, 19, 80000, 0 },
+		{ 3, 0, 80000, 3 },		/* 20 ms left: 4 intervals */
+		{ 3, 0, 85000, 2 },		/* 15 ms: 3 */
+		{ 3, 0, 90001, 0 },		/* under 10 ms: 1 */
+		{ 3, 0, 96000, 0 },
+		{ 3, 0, 100000, 0 },		/* the window is over */
+	};
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, damon_max_nr_accesses(&ctx->attrs), 20U);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		damon_fake_ops_set_quiet_samples(cases[i].quiet);
+		ctx->window_nr_samples = cases[i].taken;
+		ctx->now_us = cases[i].now_us;
+		ctx->next_aggregation_us = 100000;
+		KUNIT_EXPECT_EQ_MSG(test, damon_nr_samples_to_skip(ctx),
+				    cases[i].skip, "case %u", i);
+	}
+	/* Operations that cannot tell: never. */
+	ctx->ops.nr_quiet_samples = NULL;
+	ctx->window_nr_samples = 0;
+	ctx->now_us = 0;
+	KUNIT_EXPECT_EQ(test, damon_nr_samples_to_skip(ctx), 0U);
+}
+
 /* === Start and stop === */
 
 static void damon_test_start_stop(struct kunit *test)
@@ -409,6 +457,34 @@ static void damon_test_start_stop(struct kunit *test)
 	KUNIT_EXPECT_GE(test, damon_nr_regions(ctx), 10U);
 
 	KUNIT_EXPECT_EQ(test, damon_stop(ctx), -EPERM);
+}
+
+/*
+ * A kdamond whose operations have nothing to check in 3 samples of 4 takes
+ * one in 4 and counts the others as slept through: the windows hold 4
+ * samples per one taken, but for those capped by a window's deadline (in
+ * its last 4 intervals).
+ */
+static void damon_test_sleeps_through_quiet_samples(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 500000);
+	struct damon_test_hooks *h = damon_test_hook(test, ctx);
+	unsigned long nr_aggr, checks;
+
+	damon_fake_ops_set_quiet_samples(3);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, damon_test_wait_atomic(&h->nr_aggregations, 2,
+						       20000));
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+
+	nr_aggr = atomic_read(&h->nr_aggregations);
+	checks = h->checks_at_aggr;
+	KUNIT_EXPECT_GE(test, checks, nr_aggr);
+	KUNIT_EXPECT_LE(test, h->window_slots, 4 * checks);
+	KUNIT_EXPECT_GE(test, h->window_slots + 12 * nr_aggr, 4 * checks);
+	/* The hook runs for the samples taken only. */
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
+			damon_fake_ops_nr_samples());
 }
 
 /* Cold memory is never found accessed. */
@@ -830,9 +906,11 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_set_attrs_rescales),
 	KUNIT_CASE(damon_test_unit_conversions),
 	KUNIT_CASE(damon_test_scale_window_accesses),
+	KUNIT_CASE(damon_test_samples_to_skip),
 	KUNIT_CASE(damon_test_nr_regions),
 	KUNIT_CASE(damon_test_ops_registry),
 	KUNIT_CASE(damon_test_start_stop),
+	KUNIT_CASE(damon_test_sleeps_through_quiet_samples),
 	KUNIT_CASE(damon_test_cold_memory),
 	KUNIT_CASE(damon_test_start_twice),
 	KUNIT_CASE(damon_test_start_invalid),

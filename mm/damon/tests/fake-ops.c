@@ -29,6 +29,7 @@ static unsigned int damon_fake_applied_permil = 1000;
 static unsigned int damon_fake_tried_permil = 1000;
 static unsigned int damon_fake_unjudged_permil;
 static damon_fake_score_fn damon_fake_score;
+static unsigned int damon_fake_quiet;
 static u64 damon_fake_clock;
 static unsigned long damon_fake_nr_samples;
 static unsigned int damon_fake_nr_inits;
@@ -105,6 +106,11 @@ static unsigned int damon_fake_check_accesses(struct damon_ctx *ctx)
 	}
 	spin_unlock(&damon_fake_lock);
 	return max_nr;
+}
+
+static unsigned int damon_fake_nr_quiet_samples(struct damon_ctx *ctx)
+{
+	return READ_ONCE(damon_fake_quiet);
 }
 
 static bool damon_fake_target_valid(struct damon_target *t)
@@ -190,6 +196,7 @@ static const struct damon_operations damon_fake_ops = {
 	.init = damon_fake_init,
 	.prepare_access_checks = damon_fake_prepare_access_checks,
 	.check_accesses = damon_fake_check_accesses,
+	.nr_quiet_samples = damon_fake_nr_quiet_samples,
 	.target_valid = damon_fake_target_valid,
 	.apply_scheme = damon_fake_apply_scheme,
 	.get_scheme_score = damon_fake_get_scheme_score,
@@ -216,6 +223,7 @@ void damon_fake_ops_reset(void)
 	damon_fake_tried_permil = 1000;
 	damon_fake_unjudged_permil = 0;
 	WRITE_ONCE(damon_fake_score, NULL);
+	WRITE_ONCE(damon_fake_quiet, 0);
 	damon_fake_clock = 0;
 	damon_fake_nr_samples = 0;
 	damon_fake_nr_inits = 0;
@@ -294,6 +302,18 @@ int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
 void damon_fake_ops_set_targets_valid(bool valid)
 {
 	WRITE_ONCE(damon_fake_targets_valid, valid);
+}
+
+/**
+ * damon_fake_ops_set_quiet_samples() - Sets what nr_quiet_samples() answers.
+ * @nr:	Samples kdamond may sleep through before each one it takes (0, the
+ *	default: none).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_quiet_samples(unsigned int nr)
+{
+	WRITE_ONCE(damon_fake_quiet, nr);
 }
 
 /**

@@ -377,6 +377,48 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 }
 
 /*
+ * Samples kdamond may sleep through: while every region rests, all those
+ * after the first of a window (20 samples in a window here); none while a
+ * region showed an access in this window or the last.
+ */
+static void damon_paddr_test_quiet_samples(struct kunit *test)
+{
+	struct damon_region *regions[3];
+	struct damon_target *t;
+	struct damon_ctx *ctx;
+	unsigned int i;
+
+	ctx = damon_new_ctx();
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, damon_set_attrs(ctx, &damon_paddr_test_attrs), 0);
+	t = damon_new_target();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	damon_add_target(ctx, t);
+	for (i = 0; i < ARRAY_SIZE(regions); i++) {
+		regions[i] = damon_new_region(i * PAGE_SIZE,
+					      (i + 1) * PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, regions[i]);
+		damon_add_region(regions[i], t);
+	}
+
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
+	for (i = 1; i <= 20; i++) {
+		ctx->window_nr_samples = i;
+		KUNIT_EXPECT_EQ_MSG(test, damon_paddr_nr_quiet_samples(ctx),
+				    20 - i, "sample %u", i);
+	}
+	ctx->window_nr_samples = 1;
+	regions[1]->last_nr_accesses = 1;
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
+	regions[1]->last_nr_accesses = 0;
+	regions[2]->nr_accesses = 2;
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
+	regions[2]->nr_accesses = 0;
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 19U);
+	damon_destroy_ctx(ctx);
+}
+
+/*
  * The whole loop on real memory: a kdamond with the physical address
  * operations monitors 1 MiB of kernel pages nobody accesses, and a
  * DAMOS_STAT scheme for unaccessed regions counts all of it as tried in
@@ -448,6 +490,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_kernel_page),
 	KUNIT_CASE(damon_paddr_test_no_page),
 	KUNIT_CASE(damon_paddr_test_lru_folio),
+	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
 };
