@@ -209,13 +209,20 @@ def collect(out):
                                 wss if workload == 'hotcold' else None, hot)
                 m['run'] = run
                 data.setdefault(workload, {}).setdefault(variant, []).append(m)
+    # Scaling runs: raw/scaling/<size>G/<variant>/run<N>/, or the files
+    # right in <variant>/ (one run, results from before --scaling-runs).
     scaling = {}
     sdir = os.path.join(raw, 'scaling')
     for size in os.listdir(sdir) if os.path.isdir(sdir) else []:
         for variant in os.listdir(os.path.join(sdir, size)):
-            m = run_metrics(os.path.join(sdir, size, variant))
-            scaling.setdefault(variant, []).append(
-                (float(size.rstrip('G')), m))
+            vdir = os.path.join(sdir, size, variant)
+            runs = sorted(r for r in os.listdir(vdir) if r.startswith('run')
+                          and os.path.isdir(os.path.join(vdir, r)))
+            for run in runs or ['']:
+                m = run_metrics(os.path.join(vdir, run))
+                m['run'] = run or 'run1'
+                scaling.setdefault(variant, []).append(
+                    (float(size.rstrip('G')), m))
     return meta, data, scaling
 
 
@@ -332,6 +339,15 @@ def upstream_evidence(variants):
     return lines
 
 
+def scaling_summary(runs, key='cpu_pct_measured'):
+    """{size: summarize() of @key over the runs of that size}."""
+    by = {}
+    for size, m in runs:
+        by.setdefault(size, []).append(m.get(key))
+    return dict((size, s) for size, s in
+                ((size, summarize(v)) for size, v in by.items()) if s)
+
+
 def targets(data, scaling):
     out = []
     hc = data.get('hotcold', {})
@@ -370,16 +386,18 @@ def targets(data, scaling):
             out.append('- Memory watched: ours %.0f MiB, upstream %.0f MiB '
                        '(upstream watches only the biggest System RAM range).'
                        % (mo / MIB, mu / MIB))
-    so = dict((s, m.get('cpu_pct_measured'))
-              for s, m in scaling.get('ours', []))
-    su = dict((s, m.get('cpu_pct_measured')) for s, m in
-              scaling.get('upstream-fixed', scaling.get('upstream', [])))
-    pairs = [(s, so[s], su[s]) for s in sorted(so) if s in su and
-             so[s] is not None and su[s] is not None]
+    so = scaling_summary(scaling.get('ours', []))
+    su = scaling_summary(scaling.get('upstream-fixed',
+                                     scaling.get('upstream', [])))
+    pairs = [(s, so[s], su[s]) for s in sorted(so) if s in su]
     if pairs:
-        met = all(o <= 0.5 * u for _, o, u in pairs)
-        out.append('- Monitoring alone at most half of upstream\'s CPU: ' +
-                   ', '.join('%g GiB: %.2f%% vs %.2f%%' % p for p in pairs) +
+        met = all(o['median'] <= 0.5 * u['median'] for _, o, u in pairs)
+        out.append('- Monitoring alone at most half of upstream\'s CPU '
+                   '(medians): ' + ', '.join(
+                       '%g GiB: %s%% vs %s%% (%.2fx, %d and %d runs)' % (
+                           s, fmt(o, digits=2), fmt(u, digits=2),
+                           o['median'] / u['median'] if u['median'] else 0,
+                           o['n'], u['n']) for s, o, u in pairs) +
                    ': %s.' % ('met' if met else 'NOT met'))
     nq = hc.get('ours-noquota')
     if nq:
@@ -418,17 +436,18 @@ def scaling_table(scaling):
              ' | slope (% CPU per GiB) |', '|' + '---|' * (len(sizes) + 2)]
     slopes = {}
     for v in order(scaling):
-        by = dict(scaling[v])
+        cpu = scaling_summary(scaling[v])
+        scan = scaling_summary(scaling[v], 'scan_ms')
         cells, pts = [], []
         for s in sizes:
-            m = by.get(s)
-            c = m.get('cpu_pct_measured') if m else None
+            c = cpu.get(s)
             extra = ''
-            if m and m.get('scan_ms'):
-                extra = ' (%.0f ms/scan)' % m['scan_ms']
-            cells.append('-' if c is None else '%.2f%%%s' % (c, extra))
+            if scan.get(s):
+                extra = ' (%.0f ms/scan)' % scan[s]['median']
+            cells.append('-' if c is None else
+                         '%s%%%s' % (fmt(c, digits=2), extra))
             if c is not None:
-                pts.append((s, c))
+                pts.append((s, c['median']))
         f = fit(pts)
         slopes[v] = f
         lines.append('| %s | %s | %s |' % (
@@ -496,18 +515,22 @@ def plot_costs(out, workload, variants, plt):
 def plot_scaling(out, scaling, slopes, plt):
     fig, ax = plt.subplots(figsize=(8, 5))
     for v in order(scaling):
-        pts = sorted((s, m.get('cpu_pct_measured')) for s, m in scaling[v]
-                     if m.get('cpu_pct_measured') is not None)
-        if not pts:
+        cpu = scaling_summary(scaling[v])
+        sizes = sorted(cpu)
+        if not sizes:
             continue
         f = slopes.get(v)
         label = VARIANT_LABEL.get(v, v)
         if f:
             label += ' (slope %.3f %%/GiB)' % f[0]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], 'o-', label=label)
+        meds = [cpu[s]['median'] for s in sizes]
+        ax.errorbar(sizes, meds, fmt='o-', capsize=4, label=label,
+                    yerr=[[m - cpu[s]['min'] for s, m in zip(sizes, meds)],
+                          [cpu[s]['max'] - m for s, m in zip(sizes, meds)]])
     ax.set_xlabel('guest memory, GiB')
     ax.set_ylabel('monitoring CPU, % of one CPU')
-    ax.set_title('Monitoring cost against memory size (nothing reclaimed)')
+    ax.set_title('Monitoring cost against memory size (nothing reclaimed; '
+                 'median, bars min to max)', fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -532,8 +555,8 @@ def write_csv(out, data, scaling):
                     w.writerow([workload, v, m['run'], int(m['ok'])] +
                                [m.get(k, '') for k in keys])
         for v in order(scaling):
-            for s, m in sorted(scaling[v]):
-                w.writerow(['scaling-%gG' % s, v, 'run1', int(m['ok'])] +
+            for s, m in sorted(scaling[v], key=lambda sm: (sm[0], sm[1]['run'])):
+                w.writerow(['scaling-%gG' % s, v, m['run'], int(m['ok'])] +
                            [m.get('cpu_pct_measured', '')] + [''] *
                            (len(keys) - 1))
     with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
@@ -548,10 +571,9 @@ def write_csv(out, data, scaling):
                         w.writerow([workload, v, key, s['median'], s['min'],
                                     s['max'], s['n']])
         for v in order(scaling):
-            for s, m in sorted(scaling[v]):
-                if m.get('cpu_pct_measured') is not None:
-                    w.writerow(['scaling', v, 'cpu_pct_%gGiB' % s,
-                                m['cpu_pct_measured'], '', '', 1])
+            for s, c in sorted(scaling_summary(scaling[v]).items()):
+                w.writerow(['scaling', v, 'cpu_pct_%gGiB' % s, c['median'],
+                            c['min'], c['max'], c['n']])
 
 
 def main():
@@ -634,7 +656,8 @@ def main():
         md += ['## Monitoring cost against memory size', '',
                'A quarter of the guest\'s memory filled, nothing hot, '
                'reclaimers that match nothing (min_age one hour; kstaled '
-               'scans but does not page out); CPU over the measured phase.',
+               'scans but does not page out); CPU over the measured phase, '
+               'median (min–max) over the runs.',
                ''] + lines + ['']
         if plt:
             p = plot_scaling(out, scaling, slopes, plt)
