@@ -514,19 +514,27 @@ def plot_costs(out, workload, variants, plt):
 
 def plot_scaling(out, scaling, slopes, plt):
     fig, ax = plt.subplots(figsize=(8, 5))
-    for v in order(scaling):
+    variants = order(scaling)
+    for i, v in enumerate(variants):
         cpu = scaling_summary(scaling[v])
         sizes = sorted(cpu)
         if not sizes:
             continue
+        # Side by side, so that the min-max bars do not hide each other.
+        shift = (i - (len(variants) - 1) / 2) * 0.04 * max(sizes)
         f = slopes.get(v)
         label = VARIANT_LABEL.get(v, v)
         if f:
             label += ' (slope %.3f %%/GiB)' % f[0]
         meds = [cpu[s]['median'] for s in sizes]
-        ax.errorbar(sizes, meds, fmt='o-', capsize=4, label=label,
+        ax.errorbar([x + shift for x in sizes], meds, fmt='o-', capsize=4,
+                    label=label,
                     yerr=[[m - cpu[s]['min'] for s, m in zip(sizes, meds)],
                           [cpu[s]['max'] - m for s, m in zip(sizes, meds)]])
+    all_sizes = {s for runs in scaling.values() for s, _ in runs}
+    if len(all_sizes) == 1:
+        one = all_sizes.pop()
+        ax.set_xlim(one * 0.75, one * 1.25)
     ax.set_xlabel('guest memory, GiB')
     ax.set_ylabel('monitoring CPU, % of one CPU')
     ax.set_title('Monitoring cost against memory size (nothing reclaimed; '
