@@ -339,6 +339,11 @@ def upstream_evidence(variants):
     return lines
 
 
+def scaling_sizes(scaling):
+    """Guest sizes of the scaling runs, in GiB, ascending."""
+    return sorted({s for runs in scaling.values() for s, _ in runs})
+
+
 def scaling_summary(runs, key='cpu_pct_measured'):
     """{size: summarize() of @key over the runs of that size}."""
     by = {}
@@ -431,7 +436,7 @@ def fit(points):
 def scaling_table(scaling):
     if not scaling:
         return [], {}
-    sizes = sorted({s for runs in scaling.values() for s, _ in runs})
+    sizes = scaling_sizes(scaling)
     lines = ['| variant | ' + ' | '.join('%g GiB' % s for s in sizes) +
              ' | slope (% CPU per GiB) |', '|' + '---|' * (len(sizes) + 2)]
     slopes = {}
@@ -531,10 +536,9 @@ def plot_scaling(out, scaling, slopes, plt):
                     label=label,
                     yerr=[[m - cpu[s]['min'] for s, m in zip(sizes, meds)],
                           [cpu[s]['max'] - m for s, m in zip(sizes, meds)]])
-    all_sizes = {s for runs in scaling.values() for s, _ in runs}
+    all_sizes = scaling_sizes(scaling)
     if len(all_sizes) == 1:
-        one = all_sizes.pop()
-        ax.set_xlim(one * 0.75, one * 1.25)
+        ax.set_xlim(all_sizes[0] * 0.75, all_sizes[0] * 1.25)
     ax.set_xlabel('guest memory, GiB')
     ax.set_ylabel('monitoring CPU, % of one CPU')
     ax.set_title('Monitoring cost against memory size (nothing reclaimed; '
