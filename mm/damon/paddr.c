@@ -390,12 +390,14 @@ static bool damon_paddr_access_known(enum damon_paddr_access access)
 
 /*
  * A region that showed no access in the last aggregation window nor so far
- * in this one rests: its sampled page is looked at only in the first sample
- * of each window.  An Accessed bit stays set until it is cleared, so an
- * access in between is not missed, only counted once for the samples it
- * spans (at worst in the next window), and the region is looked at in every
- * sample again from then on.  Where proactive reclaim pays, most of memory
- * is cold and most regions rest.
+ * in this one rests: its sampled page is looked at only in one sample of
+ * DAMON_PADDR_REST_STRIDE, the first of the window included.  An Accessed
+ * bit stays set until it is cleared, so an access in between is not missed,
+ * only counted once for the samples it spans, and the region is looked at in
+ * every sample again from then on.  Where proactive reclaim pays, most of
+ * memory is cold and most regions rest.  (Looking only once per window
+ * halves the cost again but misses hot pages in regions whose sampled page
+ * lands on free memory for a whole window.)
  */
 static bool damon_paddr_region_rests(const struct damon_region *r)
 {
@@ -405,34 +407,35 @@ static bool damon_paddr_region_rests(const struct damon_region *r)
 static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
 				   const struct damon_region *r)
 {
-	return !damon_paddr_region_rests(r) || !damon_window_sample(ctx);
+	return !damon_paddr_region_rests(r) ||
+		damon_window_sample(ctx) % DAMON_PADDR_REST_STRIDE == 0;
 }
 
 /**
  * damon_paddr_nr_quiet_samples() - Samples in which no region is due.
  * @ctx:	The context.
  *
- * While every region rests, the samples after the first of a window check
- * nothing: kdamond sleeps through them instead of waking up for each, as a
- * wake-up costs about what a sample of resting regions does.
+ * While every region rests, the samples from the current one until the next
+ * one of %DAMON_PADDR_REST_STRIDE check nothing: kdamond sleeps through them
+ * instead of waking up for each, as a wake-up costs about what a sample of
+ * resting regions does.
  *
- * Return: how many samples from the current one to the window's end check
- * no region.
+ * Return: how many samples from the current one on check no region.
  */
 unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx)
 {
-	unsigned int sample = damon_window_sample(ctx);
-	unsigned int max_nr = damon_max_nr_accesses(&ctx->attrs);
+	unsigned int in_stride = damon_window_sample(ctx) %
+		DAMON_PADDR_REST_STRIDE;
 	struct damon_target *t;
 	struct damon_region *r;
 
-	if (!sample || sample >= max_nr)
+	if (!in_stride)
 		return 0;
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
 			if (!damon_paddr_region_rests(r))
 				return 0;
-	return max_nr - sample;
+	return DAMON_PADDR_REST_STRIDE - in_stride;
 }
 
 /* Draws a new sampled page for @r and makes it idle. */

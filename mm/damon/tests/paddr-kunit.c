@@ -377,12 +377,13 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 }
 
 /*
- * Samples kdamond may sleep through: while every region rests, all those
- * after the first of a window (20 samples in a window here); none while a
- * region showed an access in this window or the last.
+ * Samples kdamond may sleep through: while every region rests, those up to
+ * the next sample of the rest stride; none while a region showed an access
+ * in this window or the last.
  */
 static void damon_paddr_test_quiet_samples(struct kunit *test)
 {
+	const unsigned int stride = DAMON_PADDR_REST_STRIDE;
 	struct damon_region *regions[3];
 	struct damon_target *t;
 	struct damon_ctx *ctx;
@@ -390,7 +391,6 @@ static void damon_paddr_test_quiet_samples(struct kunit *test)
 
 	ctx = damon_new_ctx();
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	KUNIT_ASSERT_EQ(test, damon_set_attrs(ctx, &damon_paddr_test_attrs), 0);
 	t = damon_new_target();
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	damon_add_target(ctx, t);
@@ -401,11 +401,12 @@ static void damon_paddr_test_quiet_samples(struct kunit *test)
 		damon_add_region(regions[i], t);
 	}
 
-	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
-	for (i = 1; i <= 20; i++) {
+	KUNIT_ASSERT_GT(test, stride, 1U);
+	for (i = 0; i < 2 * stride; i++) {
 		ctx->window_nr_samples = i;
 		KUNIT_EXPECT_EQ_MSG(test, damon_paddr_nr_quiet_samples(ctx),
-				    20 - i, "sample %u", i);
+				    i % stride ? stride - i % stride : 0,
+				    "sample %u", i);
 	}
 	ctx->window_nr_samples = 1;
 	regions[1]->last_nr_accesses = 1;
@@ -414,7 +415,7 @@ static void damon_paddr_test_quiet_samples(struct kunit *test)
 	regions[2]->nr_accesses = 2;
 	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
 	regions[2]->nr_accesses = 0;
-	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 19U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), stride - 1);
 	damon_destroy_ctx(ctx);
 }
 
