@@ -359,7 +359,10 @@ struct damos_apply_budget {
  *			damon_window_sample()) would check no region, so
  *			that kdamond may sleep through them: it counts them
  *			as taken and calls @prepare_access_checks and
- *			@check_accesses for the next one only.  Optional.
+ *			@check_accesses for the next one only.  The sample
+ *			that ends a window (see damon_window_last_sample())
+ *			is always taken, so %UINT_MAX means "none until
+ *			then".  Optional.
  * @target_valid:	Whether a target can still be monitored.  Optional.
  * @apply_scheme:	Applies the action of a scheme to a region from its
  *			start, honouring the scheme's filters and the budget
@@ -504,6 +507,8 @@ struct damon_ctx {
 	struct list_head call_requests;
 	/* Samples taken in the current aggregation window. */
 	unsigned int window_nr_samples;
+	/* The sample being checked ends the aggregation window. */
+	bool window_last_sample;
 	/* @now_us by which the current aggregation window ends. */
 	u64 next_aggregation_us;
 	/* @now_us of the next operations update. */
@@ -569,6 +574,26 @@ static inline unsigned long damon_region_sz(const struct damon_region *r)
 static inline unsigned int damon_window_sample(const struct damon_ctx *ctx)
 {
 	return ctx->window_nr_samples;
+}
+
+/**
+ * damon_window_last_sample() - Whether the sample being checked ends its
+ * aggregation window.
+ * @ctx:	The context.
+ *
+ * For operations that look at some regions once per window only: this is
+ * the sample to do it in, as the window is aggregated right after it.  A
+ * window ends when it holds all its samples or when its time is up,
+ * whichever comes first: this is not always the sample numbered one less
+ * than the aggregation interval divided by the sampling interval.
+ *
+ * Context: valid in &damon_operations.check_accesses and
+ * &damon_callback.after_sampling only.
+ * Return: true in the last sample of a window.
+ */
+static inline bool damon_window_last_sample(const struct damon_ctx *ctx)
+{
+	return ctx->window_last_sample;
 }
 
 #ifdef CONFIG_DAMON

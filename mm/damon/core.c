@@ -339,13 +339,16 @@ static void damon_update_monitoring_results(struct damon_ctx *ctx,
 static void damon_schedule_aggregation(struct damon_ctx *ctx)
 {
 	ctx->window_nr_samples = 0;
+	ctx->window_last_sample = false;
 	ctx->next_aggregation_us = damos_deadline_us(ctx->now_us,
 						     ctx->attrs.aggr_interval);
 }
 
-static bool damon_window_ended(const struct damon_ctx *ctx)
+/* Whether the sample about to be checked is the window's last. */
+static bool damon_sample_ends_window(const struct damon_ctx *ctx)
 {
-	return ctx->window_nr_samples >= damon_max_nr_accesses(&ctx->attrs) ||
+	return ctx->window_nr_samples + 1 >=
+		damon_max_nr_accesses(&ctx->attrs) ||
 	       ctx->now_us >= ctx->next_aggregation_us;
 }
 
@@ -637,8 +640,9 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
  *
  * Those the operations have nothing to check in (see
  * &damon_operations.nr_quiet_samples), as long as the window keeps a sample
- * to take after them and the sleep ends by the window's deadline.  Where
- * most regions rest, a wake-up costs about as much as the sample itself:
+ * to take after them and the sleep ends with the first sample due at or
+ * after the window's deadline, as it would without the skip.  Where most
+ * regions rest, a wake-up costs about as much as the sample itself:
  * sleeping through the quiet ones saves most of what monitoring cold memory
  * costs.  (A damon_call() cuts such a sleep short; the samples still count,
  * and that window ends early.)
@@ -653,17 +657,19 @@ unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx)
 	unsigned int nr;
 	u64 fit;
 
-	if (!ctx->ops.nr_quiet_samples || taken + 1 >= max_nr ||
+	if (!ctx->ops.nr_quiet_samples || !interval || taken + 1 >= max_nr ||
 	    ctx->now_us >= ctx->next_aggregation_us)
 		return 0;
 	nr = min(ctx->ops.nr_quiet_samples(ctx), max_nr - taken - 1);
 	/*
 	 * The sleep lasts one interval per sample skipped and one for the
-	 * sample taken, within the window's time (so it cannot overflow).
+	 * sample taken: at most the intervals that reach the deadline (so
+	 * it cannot overflow either).
 	 */
-	fit = div64_ul(ctx->next_aggregation_us - ctx->now_us, interval);
+	fit = div64_ul(ctx->next_aggregation_us - ctx->now_us + interval - 1,
+		       interval);
 	if (fit <= nr)
-		nr = fit ? fit - 1 : 0;
+		nr = fit - 1;
 	return nr;
 }
 
@@ -682,13 +688,15 @@ static int kdamond_sample(struct damon_ctx *ctx, ktime_t start)
 	kdamond_sleep_us(ctx->attrs.sample_interval * (nr_skip + 1));
 	if (kthread_should_stop())
 		return 0;
+	ctx->now_us = ktime_us_delta(ktime_get(), start);
+	/* Decided before the check, for operations that look at it. */
+	ctx->window_last_sample = damon_sample_ends_window(ctx);
 	max_nr_accesses = ctx->ops.check_accesses(ctx);
 	ctx->window_nr_samples++;
-	ctx->now_us = ktime_us_delta(ktime_get(), start);
 
 	if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))
 		return -ECANCELED;
-	if (damon_window_ended(ctx)) {
+	if (ctx->window_last_sample) {
 		err = kdamond_aggregate(ctx, max_nr_accesses);
 		if (err)
 			return err;

@@ -119,9 +119,6 @@ enum damon_paddr_access {
 	DAMON_PADDR_ACCESSED,	/* accessed since it was made idle */
 };
 
-/* A resting region is checked in one sample of this many (see paddr.c). */
-#define DAMON_PADDR_REST_STRIDE	4
-
 enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn);
 unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx);
 unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,

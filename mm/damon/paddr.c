@@ -312,15 +312,14 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
 
 /*
  * The sampled page of a region stays the same from one sampling interval to
- * the next within an aggregation window, and is re-drawn at random right
- * after the first check of each window (whose flush then covers the new
- * page too).  Then the reverse-map walk that finds whether it was accessed
- * also makes it idle for the next interval: one walk per region and
- * interval instead of two (one to clear the Accessed bits, one to test
- * them), which is most of the cost of monitoring.  The draw does not depend
- * on what was found, so the estimate stays unbiased; a region's pages are
- * still covered at random over time, and every region split or merge
- * re-draws the sample of the parts it moves out of range.
+ * the next within an aggregation window, and is re-drawn at random once the
+ * window was aggregated and the regions adapted.  Then the reverse-map walk
+ * that finds whether it was accessed also makes it idle for the next
+ * interval: one walk per region and interval instead of two (one to clear
+ * the Accessed bits, one to test them), which is most of the cost of
+ * monitoring.  The draw does not depend on what was found, so the estimate
+ * stays unbiased, and a region's pages are still covered at random over
+ * time.
  *
  * A sampled page whose folio was made idle by the last check (or when it
  * was drawn) is "armed": its address is tagged with DAMON_PADDR_ARMED, a
@@ -354,18 +353,19 @@ static unsigned long damon_paddr_random_pfn(const struct damon_region *r)
 
 /*
  * Which TLB entries the check of @r flushes, at the end of its pass.  Only
- * in the first check of each aggregation window: those of the pages found
+ * in the last check of each aggregation window: those of the pages found
  * young, and all of the sampled page's if one of its bits was cleared
  * without a flush since the last one.  Any other test leaves the page
  * marked stale.  So a page in use shows as accessed at least once per
  * window, wherever its translation stays cached, and sampling costs at most
- * one flush per address space and window.
+ * two flushes per address space and window (the other one when new pages
+ * are drawn, see damon_paddr_prepare_access_checks()).
  */
 static enum damon_paddr_flush
 damon_paddr_sample_flush(const struct damon_ctx *ctx,
 			 const struct damon_region *r)
 {
-	if (damon_window_sample(ctx))
+	if (!damon_window_last_sample(ctx))
 		return DAMON_PADDR_FLUSH_NONE;
 	if (r->sampling_addr & DAMON_PADDR_STALE_TLB)
 		return DAMON_PADDR_FLUSH_ALL;
@@ -390,14 +390,12 @@ static bool damon_paddr_access_known(enum damon_paddr_access access)
 
 /*
  * A region that showed no access in the last aggregation window nor so far
- * in this one rests: its sampled page is looked at only in one sample of
- * DAMON_PADDR_REST_STRIDE, the first of the window included.  An Accessed
- * bit stays set until it is cleared, so an access in between is not missed,
+ * in this one rests: its sampled page is looked at in the last sample of
+ * each window only, right before the window is aggregated.  An Accessed bit
+ * stays set until it is cleared, so an access in the window is not missed,
  * only counted once for the samples it spans, and the region is looked at in
- * every sample again from then on.  Where proactive reclaim pays, most of
- * memory is cold and most regions rest.  (Looking only once per window
- * halves the cost again but misses hot pages in regions whose sampled page
- * lands on free memory for a whole window.)
+ * every sample from the next window on.  Where proactive reclaim pays, most
+ * of memory is cold and most regions rest.
  */
 static bool damon_paddr_region_rests(const struct damon_region *r)
 {
@@ -407,57 +405,70 @@ static bool damon_paddr_region_rests(const struct damon_region *r)
 static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
 				   const struct damon_region *r)
 {
-	return !damon_paddr_region_rests(r) ||
-		damon_window_sample(ctx) % DAMON_PADDR_REST_STRIDE == 0;
+	return !damon_paddr_region_rests(r) || damon_window_last_sample(ctx);
 }
 
 /**
  * damon_paddr_nr_quiet_samples() - Samples in which no region is due.
  * @ctx:	The context.
  *
- * While every region rests, the samples from the current one until the next
- * one of %DAMON_PADDR_REST_STRIDE check nothing: kdamond sleeps through them
- * instead of waking up for each, as a wake-up costs about what a sample of
- * resting regions does.
+ * While every region rests, no sample but the last of the window checks
+ * anything: kdamond sleeps through them instead of waking up for each, as
+ * a wake-up costs about what a sample of resting regions does.  Monitoring
+ * memory that is all cold then takes one wake-up per aggregation window.
  *
- * Return: how many samples from the current one on check no region.
+ * Return: %UINT_MAX (all until the window's last) while every region rests,
+ * otherwise 0.
  */
 unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx)
 {
-	unsigned int in_stride = damon_window_sample(ctx) %
-		DAMON_PADDR_REST_STRIDE;
 	struct damon_target *t;
 	struct damon_region *r;
 
-	if (!in_stride)
-		return 0;
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
 			if (!damon_paddr_region_rests(r))
 				return 0;
-	return DAMON_PADDR_REST_STRIDE - in_stride;
+	return UINT_MAX;
 }
 
-/* Draws a new sampled page for @r and makes it idle. */
+/*
+ * Draws a new sampled page for @r and makes it idle.  A draw that lands on
+ * memory DAMON does not track (free or kernel memory, which a glance at the
+ * page flags tells) is tried again a few times: a resting region is looked
+ * at once per window, and one whose page is free would otherwise stay
+ * blind for a whole window, though it may hold hot pages next to the free
+ * ones.  Access frequencies thus speak of the region's tracked pages.
+ */
+#define DAMON_PADDR_DRAW_TRIES	8
+
 static void damon_paddr_draw_sample(struct damon_region *r,
 				    struct damon_paddr_sample_pass *pass,
 				    enum damon_paddr_flush flush)
 {
 	enum damon_paddr_access access;
+	unsigned int try = 0;
 	unsigned long pfn;
 
-	pfn = damon_paddr_random_pfn(r);
+	do {
+		pfn = damon_paddr_random_pfn(r);
+		access = damon_paddr_pfn_test_and_reset(pfn, pass, flush);
+	} while (access == DAMON_PADDR_UNTRACKED &&
+		 ++try < DAMON_PADDR_DRAW_TRIES);
 	r->sampling_addr = PFN_PHYS(pfn);
-	access = damon_paddr_pfn_test_and_reset(pfn, pass, flush);
 	if (damon_paddr_access_known(access))
 		r->sampling_addr |= DAMON_PADDR_ARMED;
 	damon_paddr_note_flush(r, access, flush);
 }
 
 /*
- * Only regions without a sampled page get one here (a new region, or one
- * whose page was free or kernel memory); re-draws happen in the first check
- * of a window, where they can be flushed.
+ * Regions without a sampled page get one here: all of them after each
+ * window, as the last check of a window drops its pages (see
+ * damon_paddr_check_region()), and those whose page was free or kernel
+ * memory or whose lock was busy, resting or not, so that the check at the
+ * window's end covers as much as it can.  The pages found young are
+ * flushed at the end of the pass, or a page in use would look idle until
+ * its translation leaves the TLBs: when all of memory is cold, nothing is.
  */
 static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 {
@@ -467,11 +478,9 @@ static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
-			if (!damon_paddr_sample_armed(r) &&
-			    damon_paddr_sample_due(ctx, r))
+			if (!damon_paddr_sample_armed(r))
 				damon_paddr_draw_sample(r, &pass,
-							DAMON_PADDR_FLUSH_NONE);
-	/* Nothing was deferred; ends the pass like any other (drops refs). */
+							DAMON_PADDR_FLUSH_YOUNG);
 	damon_paddr_flush_batch(&pass.flushes);
 }
 
@@ -487,11 +496,13 @@ static void damon_paddr_check_region(const struct damon_ctx *ctx,
 	damon_paddr_note_flush(r, access, flush);
 	if (access == DAMON_PADDR_ACCESSED)
 		r->nr_accesses++;
-	if (!damon_paddr_access_known(access))
+	/*
+	 * A new page is drawn for the next window once the regions were
+	 * adapted to this one: none is drawn for a region about to be merged
+	 * away, and a piece split off gets one in the same pass.
+	 */
+	if (!damon_paddr_access_known(access) || damon_window_last_sample(ctx))
 		r->sampling_addr &= ~DAMON_PADDR_ARMED;
-	/* The old page is flushed with the new one: no blind spot left. */
-	if (!damon_window_sample(ctx))
-		damon_paddr_draw_sample(r, pass, DAMON_PADDR_FLUSH_ALL);
 }
 
 static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)

@@ -112,6 +112,7 @@ static bool damon_test_wait_stopped(struct damon_ctx *ctx, unsigned int ms)
 struct damon_test_hooks {
 	atomic_t nr_samples;
 	atomic_t nr_aggregations;
+	atomic_t nr_last_samples;
 	unsigned int min_nr_accesses;
 	unsigned int max_nr_accesses;
 	unsigned int nr_samples_to_stop;
@@ -125,6 +126,8 @@ static int damon_test_after_sampling(struct damon_ctx *ctx)
 	struct damon_test_hooks *h = ctx->callback.private;
 	unsigned int nr = atomic_inc_return(&h->nr_samples);
 
+	if (damon_window_last_sample(ctx))
+		atomic_inc(&h->nr_last_samples);
 	return h->nr_samples_to_stop && nr >= h->nr_samples_to_stop;
 }
 
@@ -379,7 +382,8 @@ static void damon_test_scale_window_accesses(struct kunit *test)
 
 /*
  * Samples slept through: as many as the operations say check nothing, as
- * long as the window keeps one to take and the sleep ends by its deadline.
+ * long as the window keeps one to take and the sleep ends with the first
+ * sample due at or after the window's deadline.
  */
 static void damon_test_samples_to_skip(struct kunit *test)
 {
@@ -398,7 +402,7 @@ static void damon_test_samples_to_skip(struct kunit *test)
 		{ 3, 19, 80000, 0 },
 		{ 3, 0, 80000, 3 },		/* 20 ms left: 4 intervals */
 		{ 3, 0, 85000, 2 },		/* 15 ms: 3 */
-		{ 3, 0, 90001, 0 },		/* under 10 ms: 1 */
+		{ 3, 0, 90001, 1 },		/* under 10 ms: 2 */
 		{ 3, 0, 96000, 0 },
 		{ 3, 0, 100000, 0 },		/* the window is over */
 	};
@@ -450,6 +454,8 @@ static void damon_test_start_stop(struct kunit *test)
 	KUNIT_EXPECT_LE(test, damon_fake_ops_nr_samples(), 10 * (nr_aggr + 1));
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
 			damon_fake_ops_nr_samples());
+	/* The operations were told which sample ended each window. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_last_samples), (int)nr_aggr);
 	/* All hot: every region found accessed in all samples, out of 10. */
 	KUNIT_EXPECT_EQ(test, h->min_nr_accesses, 10U);
 	KUNIT_EXPECT_EQ(test, h->max_nr_accesses, 10U);
@@ -485,6 +491,28 @@ static void damon_test_sleeps_through_quiet_samples(struct kunit *test)
 	/* The hook runs for the samples taken only. */
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
 			damon_fake_ops_nr_samples());
+}
+
+/*
+ * Operations with nothing to check but in the last sample of a window: one
+ * sample taken per window, the window's last, and all 20 counted.
+ */
+static void damon_test_one_sample_per_quiet_window(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 20000);
+	struct damon_test_hooks *h = damon_test_hook(test, ctx);
+	unsigned long nr_aggr;
+
+	damon_fake_ops_set_quiet_samples(UINT_MAX);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, damon_test_wait_atomic(&h->nr_aggregations, 3,
+						       10000));
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+
+	nr_aggr = atomic_read(&h->nr_aggregations);
+	KUNIT_EXPECT_EQ(test, h->checks_at_aggr, nr_aggr);
+	KUNIT_EXPECT_EQ(test, h->window_slots, 20 * nr_aggr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_last_samples), (int)nr_aggr);
 }
 
 /* Cold memory is never found accessed. */
@@ -911,6 +939,7 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_ops_registry),
 	KUNIT_CASE(damon_test_start_stop),
 	KUNIT_CASE(damon_test_sleeps_through_quiet_samples),
+	KUNIT_CASE(damon_test_one_sample_per_quiet_window),
 	KUNIT_CASE(damon_test_cold_memory),
 	KUNIT_CASE(damon_test_start_twice),
 	KUNIT_CASE(damon_test_start_invalid),

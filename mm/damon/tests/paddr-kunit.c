@@ -270,6 +270,37 @@ static void damon_paddr_test_no_page(struct kunit *test)
 }
 
 /*
+ * Sets up a one-page shmem file and returns its folio, on an LRU list, with
+ * a reference held; fails or skips the test if that cannot be done.  The
+ * caller drops the reference and the file.
+ */
+static struct folio *damon_paddr_test_shmem_folio(struct kunit *test,
+						  struct file **filep)
+{
+	struct folio *folio;
+	struct file *file;
+
+	file = shmem_kernel_file_setup("damon-paddr-kunit", PAGE_SIZE,
+				       VM_NORESERVE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	folio = shmem_read_folio(file->f_mapping, 0);
+	if (IS_ERR(folio)) {
+		fput(file);
+		KUNIT_FAIL_AND_ABORT(test, "shmem_read_folio() failed: %ld",
+				     PTR_ERR(folio));
+	}
+	/* New folios reach the LRU lists through per-CPU batches. */
+	lru_add_drain_all();
+	if (!folio_test_lru(folio)) {
+		folio_put(folio);
+		fput(file);
+		kunit_skip(test, "the shmem folio is not on an LRU list");
+	}
+	*filep = file;
+	return folio;
+}
+
+/*
  * An unmapped shmem folio on an LRU list: its idle flag tells whether
  * folio_mark_accessed() was called since the last check.
  */
@@ -286,23 +317,7 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	struct damos *s;
 	int refs;
 
-	file = shmem_kernel_file_setup("damon-paddr-kunit", PAGE_SIZE,
-				       VM_NORESERVE);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	folio = shmem_read_folio(file->f_mapping, 0);
-	if (IS_ERR(folio)) {
-		fput(file);
-		KUNIT_FAIL(test, "shmem_read_folio() failed: %ld",
-			   PTR_ERR(folio));
-		return;
-	}
-	/* New folios reach the LRU lists through per-CPU batches. */
-	lru_add_drain_all();
-	if (!folio_test_lru(folio)) {
-		folio_put(folio);
-		fput(file);
-		kunit_skip(test, "the shmem folio is not on an LRU list");
-	}
+	folio = damon_paddr_test_shmem_folio(test, &file);
 	pfn = folio_pfn(folio);
 	refs = folio_ref_count(folio);
 
@@ -317,8 +332,13 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
 			DAMON_PADDR_IDLE);
 
-	/* Through the operations: only accesses inside an interval count. */
+	/*
+	 * Through the operations: only accesses inside an interval count.
+	 * Each sample is the last of its window, where a region that rests
+	 * is checked too.
+	 */
 	ctx = damon_paddr_test_ctx(test, pfn, &r);
+	ctx->window_last_sample = true;
 	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, NULL, NULL), 0U);
 	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, access, folio), 1U);
 	KUNIT_EXPECT_EQ(test, damon_paddr_test_sample(ctx, NULL, NULL), 1U);
@@ -377,13 +397,61 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 }
 
 /*
- * Samples kdamond may sleep through: while every region rests, those up to
- * the next sample of the rest stride; none while a region showed an access
- * in this window or the last.
+ * A new sampled page is drawn again where the first draw lands on memory
+ * DAMON does not track: in a region of two pages, one an LRU folio and the
+ * other free or kernel memory, nearly every draw ends on the folio (one in
+ * two would without the retries).
+ */
+static void damon_paddr_test_draw_retries(struct kunit *test)
+{
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	unsigned long pfn, other;
+	unsigned int i, on_folio = 0;
+	struct folio *folio;
+	struct file *file;
+
+	folio = damon_paddr_test_shmem_folio(test, &file);
+	pfn = folio_pfn(folio);
+	if (damon_paddr_test_and_reset_access(pfn + 1) ==
+	    DAMON_PADDR_UNTRACKED)
+		other = pfn + 1;
+	else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
+		 DAMON_PADDR_UNTRACKED)
+		other = pfn - 1;
+	else
+		other = pfn;
+	if (other == pfn) {
+		folio_put(folio);
+		fput(file);
+		kunit_skip(test, "both neighbours of the folio are tracked");
+	}
+
+	ctx = damon_paddr_test_ctx(test, min(pfn, other), &r);
+	r->ar.end += PAGE_SIZE;
+	for (i = 0; i < 64; i++) {
+		/* Out of the region: no sampled page, draw one. */
+		r->sampling_addr = r->ar.end;
+		ctx->ops.prepare_access_checks(ctx);
+		KUNIT_EXPECT_GE(test, r->sampling_addr, r->ar.start);
+		KUNIT_EXPECT_LT(test, r->sampling_addr, r->ar.end);
+		on_folio += PHYS_PFN(r->sampling_addr) == pfn;
+	}
+	/* With 8 tries a draw misses once in 256: the bar is far off. */
+	KUNIT_EXPECT_GE(test, on_folio, 56U);
+
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
+	fput(file);
+}
+
+/*
+ * Samples kdamond may sleep through: while every region rests, all of them
+ * until the window's last (the core keeps that one); none while a region
+ * showed an access in this window or the last.
  */
 static void damon_paddr_test_quiet_samples(struct kunit *test)
 {
-	const unsigned int stride = DAMON_PADDR_REST_STRIDE;
 	struct damon_region *regions[3];
 	struct damon_target *t;
 	struct damon_ctx *ctx;
@@ -401,21 +469,18 @@ static void damon_paddr_test_quiet_samples(struct kunit *test)
 		damon_add_region(regions[i], t);
 	}
 
-	KUNIT_ASSERT_GT(test, stride, 1U);
-	for (i = 0; i < 2 * stride; i++) {
+	for (i = 0; i < 20; i++) {
 		ctx->window_nr_samples = i;
 		KUNIT_EXPECT_EQ_MSG(test, damon_paddr_nr_quiet_samples(ctx),
-				    i % stride ? stride - i % stride : 0,
-				    "sample %u", i);
+				    UINT_MAX, "sample %u", i);
 	}
-	ctx->window_nr_samples = 1;
 	regions[1]->last_nr_accesses = 1;
 	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
 	regions[1]->last_nr_accesses = 0;
 	regions[2]->nr_accesses = 2;
 	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
 	regions[2]->nr_accesses = 0;
-	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), stride - 1);
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), UINT_MAX);
 	damon_destroy_ctx(ctx);
 }
 
@@ -491,6 +556,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_kernel_page),
 	KUNIT_CASE(damon_paddr_test_no_page),
 	KUNIT_CASE(damon_paddr_test_lru_folio),
+	KUNIT_CASE(damon_paddr_test_draw_retries),
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
