@@ -355,14 +355,13 @@ struct damos_apply_budget {
  *			whose sampling address was accessed since
  *			@prepare_access_checks.  Returns the largest
  *			&damon_region.nr_accesses seen.
- * @nr_quiet_samples:	How many samples from the current one on (see
- *			damon_window_sample()) would check no region, so
- *			that kdamond may sleep through them: it counts them
- *			as taken and calls @prepare_access_checks and
- *			@check_accesses for the next one only.  The sample
- *			that ends a window (see damon_window_last_sample())
- *			is always taken, so %UINT_MAX means "none until
- *			then".  Optional.
+ * @nr_quiet_samples:	How many samples from the current one on would
+ *			check no region, so that kdamond may sleep through
+ *			them: it counts them as taken and calls
+ *			@prepare_access_checks and @check_accesses for the
+ *			next one only.  The sample that ends a window (see
+ *			damon_window_last_sample()) is always taken, so
+ *			%UINT_MAX means "none until then".  Optional.
  * @target_valid:	Whether a target can still be monitored.  Optional.
  * @apply_scheme:	Applies the action of a scheme to a region from its
  *			start, honouring the scheme's filters and the budget
@@ -559,21 +558,6 @@ struct damon_ctx {
 static inline unsigned long damon_region_sz(const struct damon_region *r)
 {
 	return r->ar.end - r->ar.start;
-}
-
-/**
- * damon_window_sample() - Which sample of its aggregation window kdamond is
- * taking.
- * @ctx:	The context.
- *
- * For operations that do only once in a few samples what would cost too
- * much in every one.
- *
- * Return: 0 during the first sample of a window, 1 during the second, ...
- */
-static inline unsigned int damon_window_sample(const struct damon_ctx *ctx)
-{
-	return ctx->window_nr_samples;
 }
 
 /**

@@ -414,14 +414,12 @@ static void damon_paddr_test_draw_retries(struct kunit *test)
 	folio = damon_paddr_test_shmem_folio(test, &file);
 	pfn = folio_pfn(folio);
 	if (damon_paddr_test_and_reset_access(pfn + 1) ==
-	    DAMON_PADDR_UNTRACKED)
+	    DAMON_PADDR_UNTRACKED) {
 		other = pfn + 1;
-	else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
-		 DAMON_PADDR_UNTRACKED)
+	} else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
+		   DAMON_PADDR_UNTRACKED) {
 		other = pfn - 1;
-	else
-		other = pfn;
-	if (other == pfn) {
+	} else {
 		folio_put(folio);
 		fput(file);
 		kunit_skip(test, "both neighbours of the folio are tracked");
