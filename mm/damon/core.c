@@ -575,9 +575,6 @@ static bool kdamond_has_valid_target(struct damon_ctx *ctx)
 
 static int kdamond_init(struct damon_ctx *ctx)
 {
-	struct damon_target *t;
-	struct damon_region *r;
-
 	ctx->now_us = 0;
 	damon_restart_window(ctx);
 	damon_schedule_ops_update(ctx);
