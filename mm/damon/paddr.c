@@ -326,10 +326,13 @@ enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn)
  * bit below PAGE_SHIFT that DAMON's page-granular addresses never use.
  * Only an armed page is checked.  Another such bit, DAMON_PADDR_STALE_TLB,
  * tells that an Accessed bit of the page was cleared without a TLB flush
- * (see damon_paddr_sample_flush()).
+ * (see damon_paddr_sample_flush()), and a third, DAMON_PADDR_BARREN, that
+ * the region's last draw found no tracked memory (see
+ * damon_paddr_draw_sample()).
  */
 #define DAMON_PADDR_ARMED		1UL
 #define DAMON_PADDR_STALE_TLB		2UL
+#define DAMON_PADDR_BARREN		4UL
 
 static bool damon_paddr_sample_armed(const struct damon_region *r)
 {
@@ -439,6 +442,11 @@ unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx)
  * at once per window, and one whose page is free would otherwise stay
  * blind for a whole window, though it may hold hot pages next to the free
  * ones.  Access frequencies thus speak of the region's tracked pages.
+ *
+ * A region where all tries failed is mostly untracked memory, and it is
+ * drawn for again in each sample of the window: with one try each time, or
+ * the regions of free memory would cost more than the checks of all the
+ * others while some region keeps kdamond awake for every sample.
  */
 #define DAMON_PADDR_DRAW_TRIES	8
 
@@ -446,27 +454,29 @@ static void damon_paddr_draw_sample(struct damon_region *r,
 				    struct damon_paddr_sample_pass *pass,
 				    enum damon_paddr_flush flush)
 {
+	unsigned int tries = r->sampling_addr & DAMON_PADDR_BARREN ?
+		1 : DAMON_PADDR_DRAW_TRIES;
 	enum damon_paddr_access access;
-	unsigned int try = 0;
 	unsigned long pfn;
 
 	do {
 		pfn = damon_paddr_random_pfn(r);
 		access = damon_paddr_pfn_test_and_reset(pfn, pass, flush);
-	} while (access == DAMON_PADDR_UNTRACKED &&
-		 ++try < DAMON_PADDR_DRAW_TRIES);
+	} while (access == DAMON_PADDR_UNTRACKED && --tries);
 	r->sampling_addr = PFN_PHYS(pfn);
 	if (damon_paddr_access_known(access))
 		r->sampling_addr |= DAMON_PADDR_ARMED;
+	else if (access == DAMON_PADDR_UNTRACKED)
+		r->sampling_addr |= DAMON_PADDR_BARREN;
 	damon_paddr_note_flush(r, access, flush);
 }
 
 /*
  * Regions without a sampled page get one here: all of them after each
  * window, as the last check of a window drops its pages (see
- * damon_paddr_check_region()), and those whose page was free or kernel
- * memory or whose lock was busy, resting or not, so that the check at the
- * window's end covers as much as it can.  The pages found young are
+ * damon_paddr_check_region()), and those whose draw found only free or
+ * kernel memory or whose lock was busy, resting or not, so that the check
+ * at the window's end covers as much as it can.  The pages found young are
  * flushed at the end of the pass, or a page in use would look idle until
  * its translation leaves the TLBs: when all of memory is cold, nothing is.
  */
@@ -514,9 +524,13 @@ static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
-			if (damon_paddr_sample_armed(r) &&
-			    damon_paddr_sample_due(ctx, r))
+			if (!damon_paddr_sample_armed(r)) {
+				/* Full tries again in the next window. */
+				if (damon_window_last_sample(ctx))
+					r->sampling_addr &= ~DAMON_PADDR_BARREN;
+			} else if (damon_paddr_sample_due(ctx, r)) {
 				damon_paddr_check_region(ctx, r, &pass);
+			}
 			max_nr_accesses = max(max_nr_accesses, r->nr_accesses);
 		}
 	}

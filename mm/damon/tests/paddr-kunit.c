@@ -444,6 +444,78 @@ static void damon_paddr_test_draw_retries(struct kunit *test)
 }
 
 /*
+ * A region whose draw found only untracked memory gets one try per sample
+ * for the rest of the window, and its full tries again from the next one:
+ * the region of an untracked page is drawn for, then widened to hold the
+ * folio next to it and drawn for again.  About one draw in two ends on the
+ * folio with one try, nearly all with eight.
+ */
+static void damon_paddr_test_barren_draws(struct kunit *test)
+{
+	unsigned int i, in_window = 0, next_window = 0;
+	unsigned long pfn, other, start;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	struct file *file;
+
+	folio = damon_paddr_test_shmem_folio(test, &file);
+	pfn = folio_pfn(folio);
+	if (damon_paddr_test_and_reset_access(pfn + 1) ==
+	    DAMON_PADDR_UNTRACKED) {
+		other = pfn + 1;
+	} else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
+		   DAMON_PADDR_UNTRACKED) {
+		other = pfn - 1;
+	} else {
+		folio_put(folio);
+		fput(file);
+		kunit_skip(test, "both neighbours of the folio are tracked");
+	}
+
+	ctx = damon_paddr_test_ctx(test, other, &r);
+	start = PFN_PHYS(min(pfn, other));
+	for (i = 0; i < 64; i++) {
+		/* The untracked page alone: every try fails, not armed. */
+		r->ar.start = PFN_PHYS(other);
+		r->ar.end = PFN_PHYS(other + 1);
+		r->sampling_addr = r->ar.end;
+		ctx->ops.prepare_access_checks(ctx);
+		KUNIT_EXPECT_EQ(test, PHYS_PFN(r->sampling_addr), other);
+		KUNIT_EXPECT_EQ(test, ctx->ops.check_accesses(ctx), 0U);
+
+		/* Widened within the window: one try. */
+		r->ar.start = start;
+		r->ar.end = start + 2 * PAGE_SIZE;
+		ctx->ops.prepare_access_checks(ctx);
+		in_window += PHYS_PFN(r->sampling_addr) == pfn;
+	}
+	for (i = 0; i < 64; i++) {
+		r->ar.start = PFN_PHYS(other);
+		r->ar.end = PFN_PHYS(other + 1);
+		r->sampling_addr = r->ar.end;
+		ctx->ops.prepare_access_checks(ctx);
+		/* The window ends: its last check sees the region unarmed. */
+		ctx->window_last_sample = true;
+		ctx->ops.check_accesses(ctx);
+		ctx->window_last_sample = false;
+
+		r->ar.start = start;
+		r->ar.end = start + 2 * PAGE_SIZE;
+		ctx->ops.prepare_access_checks(ctx);
+		next_window += PHYS_PFN(r->sampling_addr) == pfn;
+	}
+	/* Binomial(64, 1/2) is outside [16, 48] about once in 10^4 runs. */
+	KUNIT_EXPECT_GE(test, in_window, 16U);
+	KUNIT_EXPECT_LE(test, in_window, 48U);
+	KUNIT_EXPECT_GE(test, next_window, 56U);
+
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
+	fput(file);
+}
+
+/*
  * Samples kdamond may sleep through: while every region rests, all of them
  * until the window's last (the core keeps that one); none while a region
  * showed an access in this window or the last.
@@ -555,6 +627,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_no_page),
 	KUNIT_CASE(damon_paddr_test_lru_folio),
 	KUNIT_CASE(damon_paddr_test_draw_retries),
+	KUNIT_CASE(damon_paddr_test_barren_draws),
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
