@@ -396,19 +396,48 @@ static bool damon_paddr_access_known(enum damon_paddr_access access)
  * in this one rests: its sampled page is looked at in the last sample of
  * each window only, right before the window is aggregated.  An Accessed bit
  * stays set until it is cleared, so an access in the window is not missed,
- * only counted once for the samples it spans, and the region is looked at in
- * every sample from the next window on.  Where proactive reclaim pays, most
- * of memory is cold and most regions rest.
+ * only counted once for the samples it spans, and the region is looked at
+ * more often from the next window on.  Where proactive reclaim pays, most of
+ * memory is cold and most regions rest.
  */
 static bool damon_paddr_region_rests(const struct damon_region *r)
 {
 	return !r->nr_accesses && !r->last_nr_accesses;
 }
 
+/*
+ * A region with a few accesses, in the last window and so far in this one,
+ * is light: it is looked at in every DAMON_PADDR_LIGHT_STRIDE-th sample
+ * (and the window's last), and an access in between counts once, as for a
+ * resting region.  Regions that see an access now and then (a shell's
+ * libraries, a daemon's data) are common in memory that is mostly cold,
+ * and one of them would otherwise wake kdamond for every sample.  A region
+ * found accessed more often becomes heavy in the same window and is looked
+ * at in every sample: its count falls short by at most the samples it
+ * spent light, in the first window it is hot.
+ */
+#define DAMON_PADDR_LIGHT_STRIDE	4
+#define DAMON_PADDR_LIGHT_MAX_ACCESSES	2
+
+static bool damon_paddr_region_light(const struct damon_region *r)
+{
+	return r->nr_accesses <= DAMON_PADDR_LIGHT_MAX_ACCESSES &&
+	       r->last_nr_accesses <= DAMON_PADDR_LIGHT_MAX_ACCESSES;
+}
+
+/* Whether the sample being taken is one where light regions are due. */
+static bool damon_paddr_light_sample(const struct damon_ctx *ctx)
+{
+	return ctx->window_nr_samples % DAMON_PADDR_LIGHT_STRIDE ==
+		DAMON_PADDR_LIGHT_STRIDE - 1;
+}
+
 static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
 				   const struct damon_region *r)
 {
-	return !damon_paddr_region_rests(r) || damon_window_last_sample(ctx);
+	if (damon_window_last_sample(ctx) || !damon_paddr_region_light(r))
+		return true;
+	return !damon_paddr_region_rests(r) && damon_paddr_light_sample(ctx);
 }
 
 /**
@@ -416,23 +445,34 @@ static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
  * @ctx:	The context.
  *
  * While every region rests, no sample but the last of the window checks
- * anything: kdamond sleeps through them instead of waking up for each, as
- * a wake-up costs about what a sample of resting regions does.  Monitoring
- * memory that is all cold then takes one wake-up per aggregation window.
+ * anything, and while every region is light, only one sample in
+ * %DAMON_PADDR_LIGHT_STRIDE does: kdamond sleeps through the others
+ * instead of waking up for each, as a wake-up costs about what a sample of
+ * such regions does.  Monitoring memory that is all cold then takes one
+ * wake-up per aggregation window.
  *
  * Return: %UINT_MAX (all until the window's last) while every region rests,
- * otherwise 0.
+ * the samples before the next one due for light regions while none is
+ * heavy, otherwise 0.
  */
 unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx)
 {
 	struct damon_target *t;
 	struct damon_region *r;
+	bool all_rest = true;
 
-	damon_for_each_target(t, ctx)
-		damon_for_each_region(r, t)
-			if (!damon_paddr_region_rests(r))
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
+			if (!damon_paddr_region_light(r))
 				return 0;
-	return UINT_MAX;
+			if (!damon_paddr_region_rests(r))
+				all_rest = false;
+		}
+	}
+	if (all_rest)
+		return UINT_MAX;
+	return DAMON_PADDR_LIGHT_STRIDE - 1 -
+		ctx->window_nr_samples % DAMON_PADDR_LIGHT_STRIDE;
 }
 
 /*

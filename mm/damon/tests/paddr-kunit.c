@@ -544,14 +544,56 @@ static void damon_paddr_test_quiet_samples(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, damon_paddr_nr_quiet_samples(ctx),
 				    UINT_MAX, "sample %u", i);
 	}
+	/* Light regions: up to the next sample in four (3, 7, 11, ...). */
 	regions[1]->last_nr_accesses = 1;
-	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
-	regions[1]->last_nr_accesses = 0;
 	regions[2]->nr_accesses = 2;
+	for (i = 0; i < 20; i++) {
+		ctx->window_nr_samples = i;
+		KUNIT_EXPECT_EQ_MSG(test, damon_paddr_nr_quiet_samples(ctx),
+				    3 - i % 4, "sample %u", i);
+	}
+	/* A heavy region, this window or the last: none. */
+	ctx->window_nr_samples = 0;
+	regions[2]->nr_accesses = 3;
 	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
 	regions[2]->nr_accesses = 0;
+	regions[0]->last_nr_accesses = 20;
+	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), 0U);
+	regions[0]->last_nr_accesses = 0;
+	regions[1]->last_nr_accesses = 0;
 	KUNIT_EXPECT_EQ(test, damon_paddr_nr_quiet_samples(ctx), UINT_MAX);
 	damon_destroy_ctx(ctx);
+}
+
+/*
+ * A light region is checked in one sample in four, where an access since
+ * its last check counts once; once its count passes the light limit it is
+ * checked in every sample.  The folio is accessed before every sample.
+ */
+static void damon_paddr_test_light_stride(struct kunit *test)
+{
+	static const unsigned int want[] = {
+		0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 5,
+	};
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	struct file *file;
+	unsigned int i;
+
+	folio = damon_paddr_test_shmem_folio(test, &file);
+	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
+	r->last_nr_accesses = 1;
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		ctx->window_nr_samples = i;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    damon_paddr_test_sample(ctx,
+					damon_paddr_test_mark_accessed, folio),
+				    want[i], "sample %u", i);
+	}
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
+	fput(file);
 }
 
 /*
@@ -629,6 +671,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_draw_retries),
 	KUNIT_CASE(damon_paddr_test_barren_draws),
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
+	KUNIT_CASE(damon_paddr_test_light_stride),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
 };
