@@ -575,21 +575,20 @@ static void damon_paddr_test_light_stride(struct kunit *test)
 	static const unsigned int want[] = {
 		0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 5,
 	};
+	void (*access)(void *) = damon_paddr_test_mark_accessed;
 	struct damon_region *r;
 	struct damon_ctx *ctx;
 	struct folio *folio;
 	struct file *file;
-	unsigned int i;
+	unsigned int i, got;
 
 	folio = damon_paddr_test_shmem_folio(test, &file);
 	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
 	r->last_nr_accesses = 1;
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		ctx->window_nr_samples = i;
-		KUNIT_EXPECT_EQ_MSG(test,
-				    damon_paddr_test_sample(ctx,
-					damon_paddr_test_mark_accessed, folio),
-				    want[i], "sample %u", i);
+		got = damon_paddr_test_sample(ctx, access, folio);
+		KUNIT_EXPECT_EQ_MSG(test, got, want[i], "sample %u", i);
 	}
 	damon_destroy_ctx(ctx);
 	folio_put(folio);
