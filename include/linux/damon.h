@@ -151,7 +151,8 @@ struct damos_quota_goal {
 
 /**
  * struct damos_quota - How much a scheme may do per charge window.
- * @ms:			Time quota: milliseconds of acting per window.  0 means
+ * @ms:			Time quota: milliseconds of acting per window, making
+ *			pages idle ahead of the action included.  0 means
  *			unlimited.
  * @sz:			Size quota: bytes acted on per window.  0 means
  *			unlimited.
@@ -374,8 +375,9 @@ struct damos_apply_budget {
  *			for regions that showed the scheme's pattern for half
  *			its minimum age, and then acts (except for
  *			%DAMOS_STAT) only on regions made idle ahead.  Sets
- *			@budget's sz_tried and end as @apply_scheme does.
- *			Optional.
+ *			@budget's sz_tried and end as @apply_scheme does;
+ *			its time counts against the time quota, its bytes
+ *			not.  Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
  *			would achieve nothing, so that the region is skipped

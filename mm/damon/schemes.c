@@ -759,7 +759,9 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
  * whole minimum age already.)  Free memory found there does not count, as
  * it may be filled with young pages later.  Per charge window, at most the
  * effective quota's worth of bytes is made idle ahead; those bytes are not
- * charged to the quota, as nothing was done to them yet.
+ * charged to the quota, as nothing was done to them yet, but the time it
+ * took is, as time of the action that tried no byte: the time quota then
+ * bounds all the CPU time the action costs.
  */
 static bool damos_wants_idle_ahead(const struct damos *s,
 				   const struct damon_region *r)
@@ -777,6 +779,7 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 	struct damon_target *t;
 	struct damon_region *r;
 	unsigned long end, stop;
+	u64 start_ns, cpu_ns;
 
 	if (!damos_needs_idle_ahead(ctx, s))
 		return;
@@ -796,7 +799,11 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 			b.sz_tried = 0;
 			b.sz_unjudged = 0;
 			b.end = end;
+			start_ns = damos_action_clock_ns();
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
+			cpu_ns = damos_action_clock_ns() - start_ns;
+			/* Work done for the action: the time quota pays it. */
+			damos_quota_record_throughput(q, 0, cpu_ns);
 			q->idled_sz += min(b.sz_tried, b.max_sz);
 			/* The budget may run out inside @r: its lower part. */
 			stop = damos_cut_at_stop(t, r, b.end, align);

@@ -166,6 +166,7 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 				  struct damos_apply_budget *b)
 {
 	unsigned long sz = damon_region_sz(r);
+	u64 cost_ns;
 
 	spin_lock(&damon_fake_lock);
 	if (sz > b->max_sz) {
@@ -176,6 +177,10 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 	if (damon_fake_nr_idled_ahead < UINT_MAX)
 		damon_fake_nr_idled_ahead++;
 	damon_fake_sz_idled_ahead += sz;
+	/* Each byte looked at costs what it costs apply_scheme(). */
+	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
+		cost_ns = U64_MAX;
+	damon_fake_clock += min(cost_ns, U64_MAX - damon_fake_clock);
 	spin_unlock(&damon_fake_lock);
 }
 

@@ -1169,6 +1169,46 @@ static void damos_test_time_quota_converges(struct kunit *test)
 	}
 }
 
+/*
+ * Making pages idle ahead is work for the action: with as many bytes made
+ * idle ahead as paged out per window, at the same cost, the time quota buys
+ * half the bytes it would buy for pageout alone, and the two together stay
+ * within it.
+ */
+static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.ms = 10,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_target *t;
+	struct damon_region *r;
+	u64 start_ns, spent_ns;
+	struct damos *s;
+	int w;
+
+	damon_fake_ops_enable_idle_ahead(ctx);
+	t = damos_test_target(test, ctx, 0, 64, SZ_1M);
+	damon_for_each_region(r, t)
+		r->age = 100;
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	s->pattern.min_age_region = 10;
+	damon_fake_ops_set_cost_ns_per_byte(10);
+
+	for (w = 0; w < 40; w++) {
+		damos_test_next_window();
+		start_ns = damon_fake_ops_clock_ns();
+		damos_apply_schemes(ctx);
+		spent_ns = damon_fake_ops_clock_ns() - start_ns;
+	}
+	/* 1,000,000 bytes for pageout alone (time_quota_converges). */
+	KUNIT_EXPECT_GE(test, s->quota.esz, 480000UL);
+	KUNIT_EXPECT_LE(test, s->quota.esz, 520000UL);
+	KUNIT_EXPECT_LE(test, spent_ns, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GE(test, spent_ns, 9 * NSEC_PER_MSEC);
+}
+
 static void damos_test_stats_add_up(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1601,6 +1641,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_idle_ahead),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
+	KUNIT_CASE(damos_test_time_quota_pays_idle_ahead),
 	KUNIT_CASE(damos_test_stats_add_up),
 	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),
