@@ -397,6 +397,28 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 }
 
 /*
+ * A page frame next to @folio that DAMON does not track (free or kernel
+ * memory).  Skips the test, dropping @folio and @file, if there is none.
+ */
+static unsigned long
+damon_paddr_test_untracked_neighbour(struct kunit *test, struct folio *folio,
+				     struct file *file)
+{
+	unsigned long pfn = folio_pfn(folio);
+
+	if (damon_paddr_test_and_reset_access(pfn + 1) ==
+	    DAMON_PADDR_UNTRACKED)
+		return pfn + 1;
+	if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
+	    DAMON_PADDR_UNTRACKED)
+		return pfn - 1;
+	folio_put(folio);
+	fput(file);
+	kunit_skip(test, "both neighbours of the folio are tracked");
+	return 0;
+}
+
+/*
  * A new sampled page is drawn again where the first draw lands on memory
  * DAMON does not track: in a region of two pages, one an LRU folio and the
  * other free or kernel memory, nearly every draw ends on the folio (one in
@@ -413,17 +435,7 @@ static void damon_paddr_test_draw_retries(struct kunit *test)
 
 	folio = damon_paddr_test_shmem_folio(test, &file);
 	pfn = folio_pfn(folio);
-	if (damon_paddr_test_and_reset_access(pfn + 1) ==
-	    DAMON_PADDR_UNTRACKED) {
-		other = pfn + 1;
-	} else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
-		   DAMON_PADDR_UNTRACKED) {
-		other = pfn - 1;
-	} else {
-		folio_put(folio);
-		fput(file);
-		kunit_skip(test, "both neighbours of the folio are tracked");
-	}
+	other = damon_paddr_test_untracked_neighbour(test, folio, file);
 
 	ctx = damon_paddr_test_ctx(test, min(pfn, other), &r);
 	r->ar.end += PAGE_SIZE;
@@ -461,17 +473,7 @@ static void damon_paddr_test_barren_draws(struct kunit *test)
 
 	folio = damon_paddr_test_shmem_folio(test, &file);
 	pfn = folio_pfn(folio);
-	if (damon_paddr_test_and_reset_access(pfn + 1) ==
-	    DAMON_PADDR_UNTRACKED) {
-		other = pfn + 1;
-	} else if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
-		   DAMON_PADDR_UNTRACKED) {
-		other = pfn - 1;
-	} else {
-		folio_put(folio);
-		fput(file);
-		kunit_skip(test, "both neighbours of the folio are tracked");
-	}
+	other = damon_paddr_test_untracked_neighbour(test, folio, file);
 
 	ctx = damon_paddr_test_ctx(test, other, &r);
 	start = PFN_PHYS(min(pfn, other));
