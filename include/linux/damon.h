@@ -563,6 +563,24 @@ static inline unsigned long damon_region_sz(const struct damon_region *r)
 }
 
 /**
+ * damon_window_sample() - Which sample of its aggregation window is taken.
+ * @ctx:	The context.
+ *
+ * Samples kdamond slept through count (see
+ * &damon_operations.nr_quiet_samples).  For operations that look at some
+ * regions in one sample of a few only.
+ *
+ * Context: valid in &damon_operations.nr_quiet_samples (the sample about
+ * to be taken) and &damon_operations.check_accesses (the sample being
+ * checked) only.
+ * Return: 0 in the first sample of a window, 1 in the second, ...
+ */
+static inline unsigned int damon_window_sample(const struct damon_ctx *ctx)
+{
+	return ctx->window_nr_samples;
+}
+
+/**
  * damon_window_last_sample() - Whether the sample being checked ends its
  * aggregation window.
  * @ctx:	The context.

@@ -425,11 +425,11 @@ static bool damon_paddr_region_light(const struct damon_region *r)
 	       r->last_nr_accesses <= DAMON_PADDR_LIGHT_MAX_ACCESSES;
 }
 
-/* Whether the sample being taken is one where light regions are due. */
-static bool damon_paddr_light_sample(const struct damon_ctx *ctx)
+/* Samples from the one taken now to the next where light regions are due. */
+static unsigned int damon_paddr_samples_to_light(const struct damon_ctx *ctx)
 {
-	return ctx->window_nr_samples % DAMON_PADDR_LIGHT_STRIDE ==
-		DAMON_PADDR_LIGHT_STRIDE - 1;
+	return DAMON_PADDR_LIGHT_STRIDE - 1 -
+		damon_window_sample(ctx) % DAMON_PADDR_LIGHT_STRIDE;
 }
 
 static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
@@ -437,7 +437,7 @@ static bool damon_paddr_sample_due(const struct damon_ctx *ctx,
 {
 	if (damon_window_last_sample(ctx) || !damon_paddr_region_light(r))
 		return true;
-	return !damon_paddr_region_rests(r) && damon_paddr_light_sample(ctx);
+	return !damon_paddr_region_rests(r) && !damon_paddr_samples_to_light(ctx);
 }
 
 /**
@@ -469,10 +469,7 @@ unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx)
 				all_rest = false;
 		}
 	}
-	if (all_rest)
-		return UINT_MAX;
-	return DAMON_PADDR_LIGHT_STRIDE - 1 -
-		ctx->window_nr_samples % DAMON_PADDR_LIGHT_STRIDE;
+	return all_rest ? UINT_MAX : damon_paddr_samples_to_light(ctx);
 }
 
 /*
