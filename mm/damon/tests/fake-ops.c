@@ -39,6 +39,22 @@ static unsigned int damon_fake_nr_idled_ahead;
 static unsigned long damon_fake_sz_idled_ahead;
 static struct damon_fake_applied damon_fake_records[DAMON_FAKE_MAX_APPLIED];
 
+/* Moves the fake clock @ns forward, saturating.  Under damon_fake_lock. */
+static void damon_fake_clock_advance_locked(u64 ns)
+{
+	damon_fake_clock += min(ns, U64_MAX - damon_fake_clock);
+}
+
+/* Charges the fake clock the cost of looking at @sz bytes.  Same lock. */
+static void damon_fake_clock_charge_locked(unsigned long sz)
+{
+	u64 cost_ns;
+
+	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
+		cost_ns = U64_MAX;
+	damon_fake_clock_advance_locked(cost_ns);
+}
+
 /* === The operations === */
 
 static void damon_fake_init(struct damon_ctx *ctx)
@@ -127,7 +143,6 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	unsigned long sz = damon_region_sz(r);
 	struct damon_fake_applied *rec;
 	unsigned long tried;
-	u64 cost_ns;
 
 	spin_lock(&damon_fake_lock);
 	/* Tries a share of each page; stops at the last page that fits. */
@@ -151,10 +166,7 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	}
 	if (damon_fake_nr_applied < UINT_MAX)
 		damon_fake_nr_applied++;
-	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)tried,
-			       &cost_ns))
-		cost_ns = U64_MAX;
-	damon_fake_clock += min(cost_ns, U64_MAX - damon_fake_clock);
+	damon_fake_clock_charge_locked(tried);
 	sz = mult_frac(sz, damon_fake_applied_permil, 1000);
 	spin_unlock(&damon_fake_lock);
 	return sz;
@@ -166,7 +178,6 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 				  struct damos_apply_budget *b)
 {
 	unsigned long sz = damon_region_sz(r);
-	u64 cost_ns;
 
 	spin_lock(&damon_fake_lock);
 	if (sz > b->max_sz) {
@@ -178,9 +189,7 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 		damon_fake_nr_idled_ahead++;
 	damon_fake_sz_idled_ahead += sz;
 	/* Each byte looked at costs what it costs apply_scheme(). */
-	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
-		cost_ns = U64_MAX;
-	damon_fake_clock += min(cost_ns, U64_MAX - damon_fake_clock);
+	damon_fake_clock_charge_locked(sz);
 	spin_unlock(&damon_fake_lock);
 }
 
@@ -421,7 +430,7 @@ u64 damon_fake_ops_clock_ns(void)
 void damon_fake_ops_advance_clock_ns(u64 ns)
 {
 	spin_lock(&damon_fake_lock);
-	damon_fake_clock += min(ns, U64_MAX - damon_fake_clock);
+	damon_fake_clock_advance_locked(ns);
 	spin_unlock(&damon_fake_lock);
 }
 
