@@ -123,9 +123,13 @@ struct damon_paddr_flush_batch {
 	unsigned int nr;
 };
 
-/* Argument of the reverse-map walk that tests and clears Accessed bits. */
+/*
+ * Argument of the reverse-map walk that tests and clears Accessed bits, and
+ * with @clean moves Dirty bits to the folio (see damon_paddr_pte_clean()).
+ */
 struct damon_paddr_rmap_arg {
 	bool young;
+	bool clean;
 	enum damon_paddr_flush flush;
 	struct damon_paddr_flush_batch *batch;
 };
@@ -162,9 +166,12 @@ static void damon_paddr_flush_batch(struct damon_paddr_flush_batch *batch)
 	batch->nr = 0;
 }
 
-/* Lets the next access through the mapping at @pvmw set its bit again. */
-static void damon_paddr_flush_young(struct page_vma_mapped_walk *pvmw,
-				    struct damon_paddr_flush_batch *batch)
+/*
+ * Lets the next access through the mapping at @pvmw set its Accessed (or
+ * Dirty) bit again.
+ */
+static void damon_paddr_flush_mapping(struct page_vma_mapped_walk *pvmw,
+				      struct damon_paddr_flush_batch *batch)
 {
 	unsigned long size = PAGE_SIZE;
 
@@ -175,6 +182,40 @@ static void damon_paddr_flush_young(struct page_vma_mapped_walk *pvmw,
 	flush_tlb_range(pvmw->vma, pvmw->address, pvmw->address + size);
 }
 
+/*
+ * Reclaim flushes the TLBs before it writes a folio out if any mapping it
+ * removed was dirty, as a CPU may still cache a writable translation: one
+ * flush, interrupting the workload's CPUs, per folio paged out.  A folio
+ * isolated for pageout has its Dirty bits moved to the folio flag instead,
+ * and the address spaces are flushed once before the batch is reclaimed.
+ * A write after that flush sets the bit again, and reclaim flushes as
+ * usual; one before it is kept by the flag.  The folio is off its LRU, so
+ * no other reclaimer can unmap it in between.  Only anonymous memory: its
+ * flag costs nothing to set, where a file's starts writeback accounting.
+ * Shadow stack pages are left alone: their Dirty bit is what makes them
+ * shadow stack on x86.
+ *
+ * Called with the page table lock held.  Returns true if a bit was cleared.
+ */
+static bool damon_paddr_pte_clean(struct folio *folio,
+				  struct vm_area_struct *vma,
+				  unsigned long addr, pte_t *ptep)
+{
+	pte_t old;
+
+	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
+	    folio_test_ksm(folio) || (vma->vm_flags & VM_SHADOW_STACK) ||
+	    !pte_dirty(ptep_get(ptep)))
+		return false;
+	/* Cleared while the hardware cannot set bits in it. */
+	old = ptep_modify_prot_start(vma, addr, ptep);
+	ptep_modify_prot_commit(vma, addr, ptep, old, pte_mkclean(old));
+	if (!pte_dirty(old))
+		return false;
+	folio_mark_dirty(folio);
+	return true;
+}
+
 static bool damon_paddr_clear_young_one(struct folio *folio,
 					struct vm_area_struct *vma,
 					unsigned long addr, void *arg)
@@ -183,7 +224,7 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 	struct damon_paddr_rmap_arg *rmap_arg = arg;
 
 	while (page_vma_mapped_walk(&pvmw)) {
-		bool young = false;
+		bool young = false, cleaned = false;
 
 		if (pvmw.pte)
 			young = ptep_clear_young_notify(vma, pvmw.address,
@@ -195,9 +236,13 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 			WARN_ON_ONCE(1);	/* PMD mapping without THP */
 		if (young)
 			rmap_arg->young = true;
-		if (rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
+		if (rmap_arg->clean && pvmw.pte)
+			cleaned = damon_paddr_pte_clean(folio, vma,
+							pvmw.address,
+							pvmw.pte);
+		if (cleaned || rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
 		    (young && rmap_arg->flush == DAMON_PADDR_FLUSH_YOUNG))
-			damon_paddr_flush_young(&pvmw, rmap_arg->batch);
+			damon_paddr_flush_mapping(&pvmw, rmap_arg->batch);
 	}
 	return true;
 }
@@ -213,16 +258,23 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
  * position are reclaim's and are left alone.
  *
  * @flush says which mappings to flush from the TLBs: at once, or at the end
- * of the pass if there is a @batch (see damon_paddr_flush_batch()).
+ * of the pass if there is a @batch (see damon_paddr_flush_batch()).  With
+ * @clean, the Dirty bits of anonymous mappings go to the folio flag too, and
+ * those mappings are flushed as well (see damon_paddr_pte_clean()).
  *
  * The caller holds a reference on @folio.
  */
 static enum damon_paddr_access
 damon_paddr_folio_test_and_reset(struct folio *folio,
 				 enum damon_paddr_flush flush,
-				 struct damon_paddr_flush_batch *batch)
+				 struct damon_paddr_flush_batch *batch,
+				 bool clean)
 {
-	struct damon_paddr_rmap_arg arg = { .flush = flush, .batch = batch };
+	struct damon_paddr_rmap_arg arg = {
+		.clean = clean,
+		.flush = flush,
+		.batch = batch,
+	};
 	struct rmap_walk_control rwc = {
 		.arg = &arg,
 		.rmap_one = damon_paddr_clear_young_one,
@@ -279,7 +331,8 @@ damon_paddr_pfn_test_and_reset(unsigned long pfn,
 	if (!folio)
 		return DAMON_PADDR_UNTRACKED;
 	access = damon_paddr_folio_test_and_reset(folio, flush,
-						  pass ? &pass->flushes : NULL);
+						  pass ? &pass->flushes : NULL,
+						  false);
 	if (pass && folio_test_large(folio)) {
 		pass->memo_start_pfn = folio_pfn(folio);
 		pass->memo_end_pfn = pass->memo_start_pfn +
@@ -625,6 +678,8 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 {
 	if (!po->nr_folios)
 		return;
+	/* No stale translation may write behind a Dirty bit moved away. */
+	damon_paddr_flush_batch(&po->flushes);
 	/* Puts back on their LRUs the folios it could not reclaim. */
 	po->nr_reclaimed += reclaim_pages(&po->folios);
 	po->nr_folios = 0;
@@ -642,16 +697,29 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * the scheme's minimum age later.  The engine also has the folios of a
  * region made idle ahead, half-way to its minimum age
  * (damon_paddr_idle_ahead()): then a folio untouched since goes on the
- * first pass.  The TLB entries of a young folio are flushed at the end of
- * the pass so that a later access shows, and the folio keeps the access
- * visible to reclaim through its young flag.
+ * first pass.  The TLB entries of a young folio are flushed before it goes
+ * back to its LRU so that a later access shows, and the folio keeps the
+ * access visible to reclaim through its young flag.
+ *
+ * The folio is isolated before it is tested, as the test also moves its
+ * Dirty bits to the folio (see damon_paddr_pte_clean()).  Returns true if it
+ * joined the batch to reclaim.
  */
-static bool damon_paddr_pageout_allowed(struct damon_paddr_pageout *po,
+static bool damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
 					struct folio *folio)
 {
-	return damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-						&po->flushes) ==
-		DAMON_PADDR_IDLE;
+	if (!folio_isolate_lru(folio))
+		return false;
+	if (damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
+					     &po->flushes, true) ==
+	    DAMON_PADDR_IDLE) {
+		list_add_tail(&folio->lru, &po->folios);
+		po->nr_folios++;
+		return true;
+	}
+	damon_paddr_flush_batch(&po->flushes);
+	folio_putback_lru(folio);
+	return false;
 }
 
 /*
@@ -691,7 +759,7 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		    po->sample_pfn >= folio_pfn(folio) + folio_nr_pages(folio))
 			damon_paddr_folio_test_and_reset(folio,
 							 DAMON_PADDR_FLUSH_YOUNG,
-							 &po->flushes);
+							 &po->flushes, false);
 		goto out;
 	}
 	if (!folio_test_idle(folio)) {
@@ -701,14 +769,10 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		 */
 		po->nr_unjudged += folio_nr_pages(folio);
 		damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-						 &po->flushes);
+						 &po->flushes, false);
 		goto out;
 	}
-	if (damon_paddr_pageout_allowed(po, folio) &&
-	    folio_isolate_lru(folio)) {
-		list_add_tail(&folio->lru, &po->folios);
-		po->nr_folios++;
-	}
+	damon_paddr_pageout_isolate(po, folio);
 out:
 	folio_put(folio);
 	return nr;

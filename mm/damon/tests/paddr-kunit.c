@@ -2,9 +2,9 @@
 /*
  * KUnit suite for the physical address operations: the pageout coldness
  * score, the System RAM ranges, and access checks and pageout on pages the
- * test allocates itself (a kernel page DAMON does not track, and an
- * unmapped shmem folio on an LRU list), and a whole kdamond with a
- * DAMOS_STAT scheme on kernel memory nobody accesses.
+ * test allocates itself (a kernel page DAMON does not track, an unmapped
+ * shmem folio on an LRU list, and an anonymous page the test maps), and a
+ * whole kdamond with a DAMOS_STAT scheme on kernel memory nobody accesses.
  */
 
 #include <kunit/test.h>
@@ -14,8 +14,10 @@
 #include <linux/gfp.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/shmem_fs.h>
 #include <linux/swap.h>
+#include <linux/uaccess.h>
 
 #include "../internal.h"
 
@@ -597,6 +599,101 @@ static void damon_paddr_test_light_stride(struct kunit *test)
 	fput(file);
 }
 
+/* Pretends @nr more pages of free swap space (or fewer, if negative). */
+static void damon_paddr_test_pretend_swap(long nr)
+{
+#ifdef CONFIG_SWAP
+	atomic_long_add(nr, &nr_swap_pages);
+#endif
+}
+
+/* Whether the mapping of @addr in the test's address space is dirty. */
+static bool damon_paddr_test_pte_dirty(struct kunit *test, unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	spinlock_t *ptl;	/* the page table lock of @addr */
+	pte_t *ptep;
+	bool dirty;
+
+	mmap_read_lock(mm);
+	ptep = get_locked_pte(mm, addr, &ptl);
+	if (!ptep) {
+		mmap_read_unlock(mm);
+		KUNIT_FAIL_AND_ABORT(test, "no page table for %lx", addr);
+	}
+	KUNIT_EXPECT_TRUE(test, pte_present(ptep_get(ptep)));
+	dirty = pte_dirty(ptep_get(ptep));
+	pte_unmap_unlock(ptep, ptl);
+	mmap_read_unlock(mm);
+	return dirty;
+}
+
+/*
+ * Pageout moves the Dirty bit of an anonymous folio it isolates to the folio
+ * flag before reclaim: then the mapping is clean, the folio dirty, the data
+ * intact, and a write after the pass sets the bit again.  The KUnit guest
+ * has no swap space: one page of it is pretended so that the folio is
+ * tried, and reclaim, finding no swap slot, puts it back still mapped.
+ */
+static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
+{
+	static const char data[] = "cold but dirty";
+	char back[sizeof(data)] = {};
+	struct damos_apply_budget b;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	struct page *page;
+	unsigned long addr;
+	struct damos *s;
+
+	if (!IS_ENABLED(CONFIG_SWAP) || get_nr_swap_pages() > 0)
+		kunit_skip(test, "needs CONFIG_SWAP and no swap space on");
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "kunit_vm_mmap() failed");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, data,
+					   sizeof(data)), 0UL);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	folio = page_folio(page);
+	lru_add_drain_all();
+	if (!folio_test_lru(folio)) {
+		put_page(page);
+		kunit_skip(test, "the anonymous folio is not on an LRU list");
+	}
+	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
+
+	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
+	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	damon_paddr_test_pretend_swap(1);
+	/* Never made idle: only made idle, its Dirty bit left in place. */
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_unjudged, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
+	/* Idle since: isolated, cleaned, handed to reclaim, given back. */
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	damon_paddr_test_pretend_swap(-1);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, b.sz_unjudged, 0UL);
+	KUNIT_EXPECT_FALSE(test, damon_paddr_test_pte_dirty(test, addr));
+	KUNIT_EXPECT_TRUE(test, folio_test_dirty(folio));
+	KUNIT_EXPECT_TRUE(test, folio_mapped(folio));
+	lru_add_drain_all();
+	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+
+	KUNIT_EXPECT_EQ(test, copy_from_user(back, (void __user *)addr,
+					     sizeof(back)), 0UL);
+	KUNIT_EXPECT_STREQ(test, back, data);
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)addr, data,
+					   sizeof(data)), 0UL);
+	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
+
+	damon_destroy_ctx(ctx);
+	put_page(page);
+}
+
 /*
  * The whole loop on real memory: a kdamond with the physical address
  * operations monitors 1 MiB of kernel pages nobody accesses, and a
@@ -673,6 +770,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_barren_draws),
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_light_stride),
+	KUNIT_CASE(damon_paddr_test_pageout_cleans_ptes),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
 };
