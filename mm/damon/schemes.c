@@ -763,11 +763,20 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
  * took is, as time of the action that tried no byte: the time quota then
  * bounds all the CPU time the action costs.
  */
-static bool damos_wants_idle_ahead(const struct damos *s,
-				   const struct damon_region *r)
+static bool damos_wants_idle_ahead(struct damon_ctx *ctx,
+				   struct damon_target *t,
+				   struct damon_region *r, struct damos *s)
 {
-	return !r->idled_ahead && r->age >= s->pattern.min_age_region / 2 &&
-		damos_pattern_matches_but_age(&s->pattern, r);
+	if (r->idled_ahead || r->age < s->pattern.min_age_region / 2 ||
+	    !damos_pattern_matches_but_age(&s->pattern, r))
+		return false;
+	/*
+	 * Nor where the operations see nothing to act on (free memory, for
+	 * pageout): nothing is made idle there, so the region is never marked
+	 * and would be walked again in every window.
+	 */
+	return !ctx->ops.get_scheme_score ||
+		ctx->ops.get_scheme_score(ctx, t, r, s) > 0;
 }
 
 static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
@@ -785,7 +794,7 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 		return;
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
-			if (!damos_wants_idle_ahead(s, r))
+			if (!damos_wants_idle_ahead(ctx, t, r, s))
 				continue;
 			b.max_sz = ULONG_MAX;
 			if (limited) {

@@ -1130,6 +1130,45 @@ static void damos_test_idle_ahead(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
 }
 
+/* Nothing worth acting on in the first 64 KiB (free memory, say). */
+static int damos_test_score_none_first(const struct damon_region *r,
+				       const struct damos *s)
+{
+	return r->ar.start < SZ_64K ? 0 : DAMOS_MAX_SCORE;
+}
+
+/*
+ * A region the operations score 0 is not made idle ahead: it would stay
+ * unmarked and be walked again in every window.
+ */
+static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
+{
+	static const unsigned int ages[] = { 6, 6 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_1M,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_target *t;
+	unsigned long sz;
+	struct damos *s;
+	int w;
+
+	damon_fake_ops_enable_idle_ahead(ctx);
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
+	s->pattern.min_age_region = 10;
+	damon_fake_ops_set_score_fn(damos_test_score_none_first);
+
+	for (w = 0; w < 3; w++) {
+		damos_apply_schemes(ctx);
+		damos_test_next_window();
+	}
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 1U);
+	KUNIT_EXPECT_EQ(test, sz, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->idled_ahead);
+}
+
 /*
  * Acting costs 10 ns per byte and the time quota is 10 ms per window: after
  * the first window at the assumed throughput, every window spends the
@@ -1639,6 +1678,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_action_restarts_age),
 	KUNIT_CASE(damos_test_idle_ahead),
+	KUNIT_CASE(damos_test_idle_ahead_skips_worthless),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_time_quota_pays_idle_ahead),
