@@ -151,9 +151,10 @@ struct damos_quota_goal {
 
 /**
  * struct damos_quota - How much a scheme may do per charge window.
- * @ms:			Time quota: milliseconds of acting per window, making
- *			pages idle ahead of the action included.  0 means
- *			unlimited.
+ * @ms:			Time quota: milliseconds of CPU time acting per
+ *			window, making pages idle ahead of the action
+ *			included; what a window spends beyond it is taken
+ *			from the next ones.  0 means unlimited.
  * @sz:			Size quota: bytes acted on per window.  0 means
  *			unlimited.
  * @reset_interval_ms:	Length of the charge window, in milliseconds.
@@ -185,6 +186,11 @@ struct damos_quota {
 	unsigned long charged_sz;
 	/* Bytes made idle ahead of the action in the current window. */
 	unsigned long idled_sz;
+	/*
+	 * CPU time spent acting in the current window, in nanoseconds,
+	 * including what earlier windows spent beyond @ms (a debt).
+	 */
+	u64 charged_ns;
 	/* Jiffies at which the current window started. */
 	unsigned long charged_from;
 	/* Where the last window ran out of quota; the next starts there. */

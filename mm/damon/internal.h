@@ -63,6 +63,7 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 #define DAMOS_QUOTA_BP		10000ULL
 
 bool damos_quota_is_set(const struct damos_quota *q);
+bool damos_time_quota_spent(const struct damos_quota *q);
 void damos_quota_goals_start(struct damos_quota *q);
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns);

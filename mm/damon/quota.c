@@ -329,11 +329,16 @@ static void damos_decay_throughput(struct damos_quota *q)
  * @sz:		Bytes the action was tried on.
  * @ns:		Nanoseconds of CPU time it took (damos_action_clock_ns()).
  *
+ * The time goes into the throughput history and is charged to the current
+ * window (see damos_time_quota_spent()).
+ *
  * Context: The kdamond thread.
  */
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns)
 {
+	if (check_add_overflow(q->charged_ns, ns, &q->charged_ns))
+		q->charged_ns = U64_MAX;
 	/* Make room by forgetting old history; empty totals always fit. */
 	while ((q->total_charged_sz > ULONG_MAX - sz ||
 		q->total_charged_ns > U64_MAX - ns) &&
@@ -341,6 +346,36 @@ void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 		damos_halve_throughput(q);
 	q->total_charged_sz += sz;
 	q->total_charged_ns += ns;
+}
+
+/* The time quota of one window, in nanoseconds; 0 without a time quota. */
+static u64 damos_time_quota_ns(const struct damos_quota *q)
+{
+	u64 ns;
+
+	if (check_mul_overflow((u64)q->ms, (u64)NSEC_PER_MSEC, &ns))
+		return U64_MAX;
+	return ns;
+}
+
+/**
+ * damos_time_quota_spent() - Whether acting used up the window's time.
+ * @q:	The quota.
+ *
+ * The byte budget of a window is what the time quota buys at the measured
+ * throughput, and a window whose work costs more per byte than measured so
+ * far (pageout after passes that only made pages idle, say) would go on
+ * past the time quota.  So the time spent is counted too, and acting stops
+ * once it reaches @q->ms.  What the last action of a window spent beyond it
+ * is a debt that the next windows pay first, so that on average acting
+ * never takes more than @q->ms per window.
+ *
+ * Context: Any context.
+ * Return: true if @q has a time quota and it is spent.
+ */
+bool damos_time_quota_spent(const struct damos_quota *q)
+{
+	return q->ms && q->charged_ns >= damos_time_quota_ns(q);
 }
 
 /**
@@ -364,7 +399,8 @@ bool damos_quota_is_set(const struct damos_quota *q)
  * ended (or the very first call, while @q->esz is 0) starts a new one: the
  * throughput history is aged, the goals are measured and the tuned quota
  * stepped, @q->esz is set to the stricter of the size quota, the time
- * quota's byte budget and the tuned quota, and the charge is cleared.
+ * quota's byte budget and the tuned quota, and the charge is cleared (but
+ * for time spent beyond the time quota, see damos_time_quota_spent()).
  * Without any quota there is no window: @q->esz is 0 and nothing is
  * charged.
  *
@@ -378,6 +414,7 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 	if (!damos_quota_is_set(q)) {
 		q->esz = 0;
 		q->charged_sz = 0;
+		q->charged_ns = 0;
 		return;
 	}
 	if (q->esz && time_before(now_jiffies, q->charged_from +
@@ -397,6 +434,11 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 	q->esz = esz;
 	q->charged_sz = 0;
 	q->idled_sz = 0;
+	/* The time spent beyond the last window's quota is paid first. */
+	if (q->ms)
+		q->charged_ns -= min(q->charged_ns, damos_time_quota_ns(q));
+	else
+		q->charged_ns = 0;
 	q->charged_from = now_jiffies;
 }
 

@@ -243,6 +243,7 @@ void damos_start_schemes(struct damon_ctx *ctx)
 
 		q->esz = 0;
 		q->charged_sz = 0;
+		q->charged_ns = 0;
 		q->charged_from = 0;
 		q->charge_target_from = NULL;
 		q->charge_addr_from = 0;
@@ -646,7 +647,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
 		w->hi_left -= min(w->hi_left, stop - r->ar.start);
-	if (q->esz - q->charged_sz >= align)
+	if (q->esz - q->charged_sz >= align && !damos_time_quota_spent(q))
 		return false;
 	damos_quota_out(s, t, stop);
 	return true;
@@ -719,7 +720,8 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	q->min_score = 0;
 	w.limited = damos_quota_is_set(q);
 	if (w.limited) {
-		if (q->charged_sz >= q->esz || q->esz - q->charged_sz < align)
+		if (q->charged_sz >= q->esz || q->esz - q->charged_sz < align ||
+		    damos_time_quota_spent(q))
 			return;
 		damos_walk_prepare(ctx, &w);
 	}
@@ -799,7 +801,8 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 			b.max_sz = ULONG_MAX;
 			if (limited) {
 				if (q->idled_sz >= q->esz ||
-				    q->esz - q->idled_sz < align)
+				    q->esz - q->idled_sz < align ||
+				    damos_time_quota_spent(q))
 					return;
 				b.max_sz = ALIGN_DOWN(q->esz - q->idled_sz,
 						      align);

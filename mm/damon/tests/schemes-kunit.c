@@ -1192,9 +1192,12 @@ static void damos_test_time_quota_converges(struct kunit *test)
 	start_ns = damon_fake_ops_clock_ns();
 	damos_apply_schemes(ctx);
 	spent_ns = damon_fake_ops_clock_ns() - start_ns;
-	/* 10,737,410 bytes at 1 GiB/s, down to 2,621 pages. */
+	/*
+	 * 10,737,410 bytes at 1 GiB/s, but the time is spent after the first
+	 * 1 MiB region.
+	 */
 	KUNIT_EXPECT_EQ(test, s->quota.esz, 10737410UL);
-	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * 2621 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * SZ_1M);
 
 	for (w = 1; w < 20; w++) {
 		damos_test_next_window();
@@ -1206,6 +1209,57 @@ static void damos_test_time_quota_converges(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * 244 * PAGE_SIZE);
 		KUNIT_EXPECT_LE(test, spent_ns, 10 * NSEC_PER_MSEC);
 	}
+}
+
+/*
+ * Acting turns ten times dearer than measured (10 ns per byte, then 100):
+ * the window in which it does spends more than its 10 ms, as its byte
+ * budget was bought at the old price, and the next windows pay that debt
+ * first, so that over the twenty windows from the change acting takes no
+ * more than twenty time quotas plus what one region costs.
+ */
+static void damos_test_time_quota_pays_debt(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.ms = 10,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	u64 start_ns, spent_ns, total_ns = 0;
+	unsigned int nr_idle = 0;
+	struct damos *s;
+	int w;
+
+	damos_test_target(test, ctx, 0, 64, SZ_1M);
+	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damon_fake_ops_set_cost_ns_per_byte(10);
+	for (w = 0; w < 20; w++) {
+		damos_apply_schemes(ctx);
+		damos_test_next_window();
+	}
+	KUNIT_ASSERT_EQ(test, s->quota.esz, 1000000UL);
+
+	damon_fake_ops_set_cost_ns_per_byte(100);
+	for (w = 0; w < 20; w++) {
+		start_ns = damon_fake_ops_clock_ns();
+		damos_apply_schemes(ctx);
+		spent_ns = damon_fake_ops_clock_ns() - start_ns;
+		if (!w) {
+			/* Up to 244 pages at the new price, to a region end. */
+			KUNIT_EXPECT_GT(test, spent_ns, 50 * NSEC_PER_MSEC);
+			KUNIT_EXPECT_LE(test, spent_ns,
+					100ULL * 244 * PAGE_SIZE);
+		} else if (!spent_ns) {
+			nr_idle++;
+		}
+		total_ns += spent_ns;
+		damos_test_next_window();
+	}
+	/* The first window overspent by 40 ms or more: as many windows pay. */
+	KUNIT_EXPECT_GE(test, nr_idle, 4U);
+	KUNIT_EXPECT_LE(test, total_ns, 20 * 10 * NSEC_PER_MSEC +
+			100ULL * SZ_1M);
+	KUNIT_EXPECT_GE(test, total_ns, 15 * 10 * NSEC_PER_MSEC);
 }
 
 /*
@@ -1682,6 +1736,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_time_quota_pays_idle_ahead),
+	KUNIT_CASE(damos_test_time_quota_pays_debt),
 	KUNIT_CASE(damos_test_stats_add_up),
 	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),
