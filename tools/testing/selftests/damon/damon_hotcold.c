@@ -5,12 +5,14 @@
  * Maps anonymous areas, fills them with compressible non-zero data that is
  * different on every page, keeps the "hot" area accessed by sweeping it in
  * a loop and leaves the others alone: "cold", "mlock" (mlocked) and "thp"
- * (MADV_HUGEPAGE).  Reads one command per line on standard input and
- * answers with one line on standard output:
+ * (MADV_HUGEPAGE), but for "written", of which it rewrites a few pages
+ * picked at random after each sweep, each with a new generation number, so
+ * that writes race with pageout.  Reads one command per line on standard
+ * input and answers with one line on standard output:
  *
  *   status      resident pages of each area (mincore()), VmRSS, VmLck and
  *               AnonHugePages
- *   verify      compares every byte with what was written
+ *   verify      compares every byte with what was last written
  *   trace FILE  classifies the damon:damon_aggregated records of FILE by
  *               the physical pages of the hot and cold areas (from
  *               /proc/self/pagemap, which needs root) and counts how many
@@ -38,10 +40,10 @@
 #define MIB		(1024UL * 1024)
 #define HPAGE_SIZE	(2UL * MIB)
 
-enum area_kind { HOT, COLD, MLOCKED, THP, NR_AREAS };
+enum area_kind { HOT, COLD, MLOCKED, THP, WRITTEN, NR_AREAS };
 
 static const char * const area_names[NR_AREAS] = {
-	"hot", "cold", "mlock", "thp",
+	"hot", "cold", "mlock", "thp", "written",
 };
 
 struct area {
@@ -52,6 +54,8 @@ struct area {
 };
 
 static struct area areas[NR_AREAS];
+/* Generation of each page of the written area: how often it was rewritten. */
+static uint64_t *generations;
 static size_t page_size;
 static char *page_template;
 
@@ -76,17 +80,27 @@ static void make_template(void)
 		page_template[i] = line[i % (sizeof(line) - 1)];
 }
 
-static void fill_page(char *page, uint64_t index)
+/* Page number @index, written for the @gen-th time (0 for the first). */
+static void fill_page(char *page, uint64_t index, uint64_t gen)
 {
 	memcpy(page, page_template, page_size);
 	memcpy(page, &index, sizeof(index));
+	memcpy(page + sizeof(index), &gen, sizeof(gen));
 }
 
-static bool page_intact(const char *page, uint64_t index)
+static bool page_intact(const char *page, uint64_t index, uint64_t gen)
 {
+	size_t head = sizeof(index) + sizeof(gen);
+
 	return !memcmp(page, &index, sizeof(index)) &&
-	       !memcmp(page + sizeof(index), page_template + sizeof(index),
-		       page_size - sizeof(index));
+	       !memcmp(page + sizeof(index), &gen, sizeof(gen)) &&
+	       !memcmp(page + head, page_template + head, page_size - head);
+}
+
+/* What page @i of area @a was last written with. */
+static uint64_t page_generation(const struct area *a, size_t i)
+{
+	return a == &areas[WRITTEN] ? generations[i] : 0;
 }
 
 /* === Areas === */
@@ -111,7 +125,7 @@ static void map_area(enum area_kind kind, size_t mib, size_t first_page)
 	if (kind == THP && madvise(a->start, a->len, MADV_HUGEPAGE))
 		die("madvise(MADV_HUGEPAGE)");
 	for (i = 0; i < a->nr_pages; i++)
-		fill_page(a->start + i * page_size, a->first_page + i);
+		fill_page(a->start + i * page_size, a->first_page + i, 0);
 	if (kind == MLOCKED && mlock(a->start, a->len))
 		die("mlock");
 }
@@ -145,6 +159,42 @@ static void touch_hot(void)
 		sum += *(const uint64_t *)(a->start + i * page_size);
 	/* Make the compiler keep the reads. */
 	asm volatile("" : : "r" (sum) : "memory");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Rewrites pages of the written area picked at random, @per_s a second on
+ * average since the first call: few enough that most pages stay unwritten
+ * for long and are paged out, some of them while they are written again.
+ */
+static void write_some(double per_s)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+	static double start = -1, nr_done;
+	const struct area *a = &areas[WRITTEN];
+	size_t i;
+
+	if (!a->nr_pages)
+		return;
+	if (start < 0)
+		start = now_s();
+	while (nr_done < (now_s() - start) * per_s) {
+		nr_done++;
+		/* xorshift64: cheap, and no two runs need to agree. */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		i = x % a->nr_pages;
+		fill_page(a->start + i * page_size, a->first_page + i,
+			  ++generations[i]);
+	}
 }
 
 /* === Commands === */
@@ -193,7 +243,8 @@ static void cmd_verify(void)
 
 		for (i = 0; i < a->nr_pages; i++, nr++)
 			if (!page_intact(a->start + i * page_size,
-					 a->first_page + i))
+					 a->first_page + i,
+					 page_generation(a, i)))
 				nr_bad++;
 	}
 	printf("verify %s pages=%zu bad=%zu\n", nr_bad ? "bad" : "ok", nr,
@@ -370,7 +421,8 @@ static bool serve_commands(void)
 static void bad_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N]", prog);
-	fprintf(stderr, " [--mlock-mib N] [--thp-mib N] [--hot-sleep-us N]\n");
+	fprintf(stderr, " [--mlock-mib N] [--thp-mib N] [--written-mib N]");
+	fprintf(stderr, " [--writes-per-s N] [--hot-sleep-us N]\n");
 	exit(2);
 }
 
@@ -381,11 +433,14 @@ int main(int argc, char **argv)
 		{ "cold-mib", required_argument, NULL, 'c' },
 		{ "mlock-mib", required_argument, NULL, 'm' },
 		{ "thp-mib", required_argument, NULL, 't' },
+		{ "written-mib", required_argument, NULL, 'w' },
+		{ "writes-per-s", required_argument, NULL, 'n' },
 		{ "hot-sleep-us", required_argument, NULL, 's' },
 		{},
 	};
 	size_t mib[NR_AREAS] = { [HOT] = 16, [COLD] = 64 };
 	long hot_sleep_us = 1000;
+	double writes_per_s = 20;
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	size_t first_page = 0;
 	int opt, k;
@@ -404,6 +459,12 @@ int main(int argc, char **argv)
 		case 't':
 			mib[THP] = strtoul(optarg, NULL, 0);
 			break;
+		case 'w':
+			mib[WRITTEN] = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			writes_per_s = strtod(optarg, NULL);
+			break;
 		case 's':
 			hot_sleep_us = strtol(optarg, NULL, 0);
 			break;
@@ -414,6 +475,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page_size = sysconf(_SC_PAGESIZE);
 	make_template();
+	generations = calloc(mib[WRITTEN] * MIB / page_size + 1,
+			     sizeof(*generations));
+	if (!generations)
+		die("calloc");
 	/* The hot area first, so that it gets physical pages of its own. */
 	for (k = 0; k < NR_AREAS; k++) {
 		map_area(k, mib[k], first_page);
@@ -428,6 +493,7 @@ int main(int argc, char **argv)
 		};
 
 		touch_hot();
+		write_some(writes_per_s);
 		if (hot_sleep_us > 0)
 			nanosleep(&ts, NULL);
 		if (poll(&pfd, 1, 0) > 0 && !serve_commands())

@@ -4,7 +4,11 @@
 # Physical-address pageout: with DAMON_RECLAIM paging out what stayed
 # unaccessed for 5 s (no time quota, watermarks always active), at least
 # 90% of a cold anonymous area leaves memory, an area kept hot stays
-# resident, and every byte reads back intact.  Needs zram swap.
+# resident, and every byte reads back intact.  That includes an area whose
+# pages are rewritten at random, 20 a second: 90% of it must leave memory
+# too, and the writes go on for a while after, so that they race with
+# pageout (which moves the Dirty bits of the pages it takes to the pages
+# themselves before they go) and bring pages back.  Needs zram swap.
 #
 # The time allowed is generous: a debug kernel under emulation samples and
 # pages out many times slower than hardware (this takes about a minute
@@ -15,6 +19,7 @@ source "$(dirname "$0")/paddr_lib.sh"
 
 HOT_MIB=${HOT_MIB:-32}
 COLD_MIB=${COLD_MIB:-128}
+WRITTEN_MIB=${WRITTEN_MIB:-16}
 TIMEOUT_S=${TIMEOUT_S:-600}
 
 require_reclaim
@@ -23,7 +28,8 @@ mark_dmesg
 restore_defaults
 trap 'hc_stop; restore_defaults' EXIT
 
-hc_start --hot-mib "$HOT_MIB" --cold-mib "$COLD_MIB" || finish
+hc_start --hot-mib "$HOT_MIB" --cold-mib "$COLD_MIB" \
+	--written-mib "$WRITTEN_MIB" || finish
 before=$(hc_cmd status)
 log "before: $before"
 tried0=$(rd bytes_reclaim_tried_regions)
@@ -32,10 +38,12 @@ reclaimed0=$(rd bytes_reclaimed_regions)
 set_params "${RECLAIM_AGGRESSIVE[@]}"
 expect_accept enabled Y
 start=$SECONDS
-if wait_paged_out "$TIMEOUT_S" cold; then
-	log "90% of the cold area was out after $((SECONDS - start)) s"
+if wait_paged_out "$TIMEOUT_S" cold written; then
+	log "90% of the cold and written areas were out after $((SECONDS - start)) s"
+	# Writes hit pages being paged out and pages already out.
+	sleep 10
 else
-	fail "cold area: $(hc_field "$HC_STATUS" cold) of $(hc_total "$HC_STATUS" cold) pages still resident after $TIMEOUT_S s"
+	fail "cold and written areas: $(hc_field "$HC_STATUS" cold) of $(hc_total "$HC_STATUS" cold) and $(hc_field "$HC_STATUS" written) of $(hc_total "$HC_STATUS" written) pages still resident after $TIMEOUT_S s"
 fi
 log "after: $HC_STATUS"
 tried=$(($(rd bytes_reclaim_tried_regions) - tried0))
