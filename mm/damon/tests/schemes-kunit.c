@@ -1170,6 +1170,36 @@ static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
 }
 
 /*
+ * A pageout scheme with a time quota of 10 ms per window over one target of
+ * 64 regions of 1 MiB, where acting costs 10 ns per byte.  The target goes
+ * to *@tp if @tp is not NULL.
+ */
+static struct damos *damos_test_time_quota_scheme(struct kunit *test,
+						  struct damon_ctx *ctx,
+						  struct damon_target **tp)
+{
+	static const struct damos_quota in = {
+		.ms = 10,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_target *t = damos_test_target(test, ctx, 0, 64, SZ_1M);
+
+	if (tp)
+		*tp = t;
+	damon_fake_ops_set_cost_ns_per_byte(10);
+	return damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+}
+
+/* Applies the schemes once; returns the fake time that took. */
+static u64 damos_test_apply_ns(struct damon_ctx *ctx)
+{
+	u64 start_ns = damon_fake_ops_clock_ns();
+
+	damos_apply_schemes(ctx);
+	return damon_fake_ops_clock_ns() - start_ns;
+}
+
+/*
  * Acting costs 10 ns per byte and the time quota is 10 ms per window: after
  * the first window at the assumed throughput, every window spends the
  * budget to within one page.
@@ -1177,21 +1207,11 @@ static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
 static void damos_test_time_quota_converges(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damos_quota in = {
-		.ms = 10,
-		.reset_interval_ms = DAMOS_TEST_RESET_MS,
-	};
-	struct damos *s;
-	u64 start_ns, spent_ns;
+	struct damos *s = damos_test_time_quota_scheme(test, ctx, NULL);
+	u64 spent_ns;
 	int w;
 
-	damos_test_target(test, ctx, 0, 64, SZ_1M);
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_cost_ns_per_byte(10);
-
-	start_ns = damon_fake_ops_clock_ns();
-	damos_apply_schemes(ctx);
-	spent_ns = damon_fake_ops_clock_ns() - start_ns;
+	spent_ns = damos_test_apply_ns(ctx);
 	/*
 	 * 10,737,410 bytes at 1 GiB/s, but the time is spent after the first
 	 * 1 MiB region.
@@ -1201,9 +1221,7 @@ static void damos_test_time_quota_converges(struct kunit *test)
 
 	for (w = 1; w < 20; w++) {
 		damos_test_next_window();
-		start_ns = damon_fake_ops_clock_ns();
-		damos_apply_schemes(ctx);
-		spent_ns = damon_fake_ops_clock_ns() - start_ns;
+		spent_ns = damos_test_apply_ns(ctx);
 		KUNIT_EXPECT_EQ(test, s->quota.esz, 1000000UL);
 		/* 244 pages: the most that fit in 1,000,000 bytes. */
 		KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * 244 * PAGE_SIZE);
@@ -1221,18 +1239,11 @@ static void damos_test_time_quota_converges(struct kunit *test)
 static void damos_test_time_quota_pays_debt(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damos_quota in = {
-		.ms = 10,
-		.reset_interval_ms = DAMOS_TEST_RESET_MS,
-	};
-	u64 start_ns, spent_ns, total_ns = 0;
+	struct damos *s = damos_test_time_quota_scheme(test, ctx, NULL);
+	u64 spent_ns, total_ns = 0;
 	unsigned int nr_idle = 0;
-	struct damos *s;
 	int w;
 
-	damos_test_target(test, ctx, 0, 64, SZ_1M);
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_cost_ns_per_byte(10);
 	for (w = 0; w < 20; w++) {
 		damos_apply_schemes(ctx);
 		damos_test_next_window();
@@ -1241,9 +1252,7 @@ static void damos_test_time_quota_pays_debt(struct kunit *test)
 
 	damon_fake_ops_set_cost_ns_per_byte(100);
 	for (w = 0; w < 20; w++) {
-		start_ns = damon_fake_ops_clock_ns();
-		damos_apply_schemes(ctx);
-		spent_ns = damon_fake_ops_clock_ns() - start_ns;
+		spent_ns = damos_test_apply_ns(ctx);
 		if (!w) {
 			/* Up to 244 pages at the new price, to a region end. */
 			KUNIT_EXPECT_GT(test, spent_ns, 50 * NSEC_PER_MSEC);
@@ -1271,29 +1280,21 @@ static void damos_test_time_quota_pays_debt(struct kunit *test)
 static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damos_quota in = {
-		.ms = 10,
-		.reset_interval_ms = DAMOS_TEST_RESET_MS,
-	};
 	struct damon_target *t;
 	struct damon_region *r;
-	u64 start_ns, spent_ns;
+	u64 spent_ns = 0;
 	struct damos *s;
 	int w;
 
 	damon_fake_ops_enable_idle_ahead(ctx);
-	t = damos_test_target(test, ctx, 0, 64, SZ_1M);
+	s = damos_test_time_quota_scheme(test, ctx, &t);
 	damon_for_each_region(r, t)
 		r->age = 100;
-	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
 	s->pattern.min_age_region = 10;
-	damon_fake_ops_set_cost_ns_per_byte(10);
 
 	for (w = 0; w < 40; w++) {
 		damos_test_next_window();
-		start_ns = damon_fake_ops_clock_ns();
-		damos_apply_schemes(ctx);
-		spent_ns = damon_fake_ops_clock_ns() - start_ns;
+		spent_ns = damos_test_apply_ns(ctx);
 	}
 	/* 1,000,000 bytes for pageout alone (time_quota_converges). */
 	KUNIT_EXPECT_GE(test, s->quota.esz, 480000UL);
