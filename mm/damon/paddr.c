@@ -702,24 +702,23 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * access visible to reclaim through its young flag.
  *
  * The folio is isolated before it is tested, as the test also moves its
- * Dirty bits to the folio (see damon_paddr_pte_clean()).  Returns true if it
- * joined the batch to reclaim.
+ * Dirty bits to the folio (see damon_paddr_pte_clean()).  It joins the
+ * batch to reclaim if it may go.
  */
-static bool damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
+static void damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
 					struct folio *folio)
 {
 	if (!folio_isolate_lru(folio))
-		return false;
+		return;
 	if (damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
 					     &po->flushes, true) ==
 	    DAMON_PADDR_IDLE) {
 		list_add_tail(&folio->lru, &po->folios);
 		po->nr_folios++;
-		return true;
+		return;
 	}
 	damon_paddr_flush_batch(&po->flushes);
 	folio_putback_lru(folio);
-	return false;
 }
 
 /*
