@@ -556,6 +556,17 @@ static void damos_update_stat(struct damos *s, unsigned long sz_tried,
 	}
 }
 
+/*
+ * Whether a window's quota leaves less than @align bytes after @used_sz (the
+ * bytes charged, or made idle ahead), or its time is spent.
+ */
+static bool damos_quota_used_up(const struct damos_quota *q,
+				unsigned long used_sz, unsigned long align)
+{
+	return used_sz >= q->esz || q->esz - used_sz < align ||
+		damos_time_quota_spent(q);
+}
+
 /* The quota of @s ran out: the next window resumes at @addr of @t. */
 static void damos_quota_out(struct damos *s, struct damon_target *t,
 			    unsigned long addr)
@@ -647,7 +658,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
 		w->hi_left -= min(w->hi_left, stop - r->ar.start);
-	if (q->esz - q->charged_sz >= align && !damos_time_quota_spent(q))
+	if (!damos_quota_used_up(q, q->charged_sz, align))
 		return false;
 	damos_quota_out(s, t, stop);
 	return true;
@@ -720,8 +731,7 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	q->min_score = 0;
 	w.limited = damos_quota_is_set(q);
 	if (w.limited) {
-		if (q->charged_sz >= q->esz || q->esz - q->charged_sz < align ||
-		    damos_time_quota_spent(q))
+		if (damos_quota_used_up(q, q->charged_sz, align))
 			return;
 		damos_walk_prepare(ctx, &w);
 	}
@@ -800,9 +810,7 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 				continue;
 			b.max_sz = ULONG_MAX;
 			if (limited) {
-				if (q->idled_sz >= q->esz ||
-				    q->esz - q->idled_sz < align ||
-				    damos_time_quota_spent(q))
+				if (damos_quota_used_up(q, q->idled_sz, align))
 					return;
 				b.max_sz = ALIGN_DOWN(q->esz - q->idled_sz,
 						      align);
