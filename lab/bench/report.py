@@ -39,6 +39,14 @@ VARIANT_LABEL = {
 }
 
 
+def read_lines(path):
+    try:
+        with open(path) as f:
+            return [line.rstrip('\n') for line in f]
+    except OSError:
+        return []
+
+
 def read_kv(path, sep='='):
     out = {}
     try:
@@ -525,20 +533,24 @@ def plot_scaling(out, scaling, slopes, plt):
         sizes = sorted(cpu)
         if not sizes:
             continue
-        # Side by side, so that the min-max bars do not hide each other.
-        shift = (i - (len(variants) - 1) / 2) * 0.04 * max(sizes)
+        # Side by side, so that the min-max bars do not hide each other;
+        # by a factor, as the axis is logarithmic.
+        shift = 2 ** ((i - (len(variants) - 1) / 2) * 0.05)
         f = slopes.get(v)
         label = VARIANT_LABEL.get(v, v)
         if f:
             label += ' (slope %.3f %%/GiB)' % f[0]
         meds = [cpu[s]['median'] for s in sizes]
-        ax.errorbar([x + shift for x in sizes], meds, fmt='o-', capsize=4,
+        ax.errorbar([x * shift for x in sizes], meds, fmt='o-', capsize=4,
                     label=label,
                     yerr=[[m - cpu[s]['min'] for s, m in zip(sizes, meds)],
                           [cpu[s]['max'] - m for s, m in zip(sizes, meds)]])
     all_sizes = scaling_sizes(scaling)
-    if len(all_sizes) == 1:
-        ax.set_xlim(all_sizes[0] * 0.75, all_sizes[0] * 1.25)
+    # Sizes double from one to the next: one step each on a log scale.
+    ax.set_xscale('log', base=2)
+    ax.set_xticks(all_sizes)
+    ax.set_xticklabels(['%g' % s for s in all_sizes])
+    ax.set_xlim(min(all_sizes) / 1.4, max(all_sizes) * 1.4)
     ax.set_xlabel('guest memory, GiB')
     ax.set_ylabel('monitoring CPU, % of one CPU')
     ax.set_title('Monitoring cost against memory size (nothing reclaimed; '
@@ -613,11 +625,15 @@ def main():
                      ('base_tree', 'Base tree'),
                      ('upstream_fix', 'Upstream fix'), ('guest', 'Guest'),
                      ('workload', 'Workload'), ('runs', 'Runs per variant'),
-                     ('params', 'Parameters'), ('scaling', 'Scaling runs'),
-                     ('also_ran', 'Also ran into this folder')):
+                     ('params', 'Parameters'), ('scaling', 'Scaling runs')):
         if k in meta:
             md.append('- %s: `%s`' % (title, meta[k]) if k == 'command'
                       else '- %s: %s' % (title, meta[k]))
+    # Each later run into the folder added a line; read_kv() keeps one.
+    for line in read_lines(os.path.join(out, 'meta.txt')):
+        if line.startswith('also_ran='):
+            md.append('- Also ran into this folder: %s' %
+                      line[len('also_ran='):])
     kernels = {}
     for variants in data.values():
         for v, runs in variants.items():
