@@ -49,18 +49,13 @@ def read_lines(path):
 
 def read_kv(path, sep='='):
     out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                line = line.rstrip('\n')
-                if sep == ' ':
-                    parts = line.split(None, 1)
-                else:
-                    parts = line.split(sep, 1)
-                if len(parts) == 2:
-                    out[parts[0].strip()] = parts[1].strip()
-    except OSError:
-        pass
+    for line in read_lines(path):
+        if sep == ' ':
+            parts = line.split(None, 1)
+        else:
+            parts = line.split(sep, 1)
+        if len(parts) == 2:
+            out[parts[0].strip()] = parts[1].strip()
     return out
 
 
