@@ -191,6 +191,34 @@ def order(variants):
                   if v in VARIANT_ORDER else 99)
 
 
+def runs_found(data, scaling):
+    """What raw/ holds, as Markdown list items: runs per variant and
+    workload, scaling runs per variant and size.  A folder filled in parts
+    holds more than its first command says."""
+    lines = []
+    for workload in sorted(data):
+        counts = {}
+        for v in order(data[workload]):
+            counts.setdefault(len(data[workload][v]), []).append(v)
+        lines.append('- Runs in this folder, %s: %s' % (workload, '; '.join(
+            '%d of %s' % (n, ', '.join(vs))
+            for n, vs in sorted(counts.items(), reverse=True))))
+    if scaling:
+        parts = []
+        for v in order(scaling):
+            per_size = {}
+            for size, _ in scaling[v]:
+                per_size[size] = per_size.get(size, 0) + 1
+            by_n = {}
+            for size, n in sorted(per_size.items()):
+                by_n.setdefault(n, []).append('%g' % size)
+            parts.append('%s: %s' % (v, ', '.join(
+                '%d of %s GiB' % (n, ', '.join(sizes))
+                for n, sizes in sorted(by_n.items(), reverse=True))))
+        lines.append('- Scaling runs in this folder: ' + '; '.join(parts))
+    return lines
+
+
 def collect(out):
     meta = read_kv(os.path.join(out, 'meta.txt'))
     wss = hot = None
@@ -619,8 +647,10 @@ def main():
                      ('accel', 'Accelerator'), ('repo', 'Repository'),
                      ('base_tree', 'Base tree'),
                      ('upstream_fix', 'Upstream fix'), ('guest', 'Guest'),
-                     ('workload', 'Workload'), ('runs', 'Runs per variant'),
-                     ('params', 'Parameters'), ('scaling', 'Scaling runs')):
+                     ('workload', 'Workload'),
+                     ('runs', 'Runs per variant (first command)'),
+                     ('params', 'Parameters'),
+                     ('scaling', 'Scaling runs (first command)')):
         if k in meta:
             md.append('- %s: `%s`' % (title, meta[k]) if k == 'command'
                       else '- %s: %s' % (title, meta[k]))
@@ -629,6 +659,7 @@ def main():
         if line.startswith('also_ran='):
             md.append('- Also ran into this folder: %s' %
                       line[len('also_ran='):])
+    md += runs_found(data, scaling)
     kernels = {}
     for variants in data.values():
         for v, runs in variants.items():
