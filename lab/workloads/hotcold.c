@@ -23,10 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAGE_BYTES 4096UL
-#define WORDS_PER_PAGE (PAGE_BYTES / sizeof(uint64_t))
-/* Words that differ per page; the rest of a page repeats a short pattern. */
-#define NOISY_WORDS 64
+#include "pagefill.h"
+
 /* The hot part is read at least this often while the cold part is written. */
 #define HOT_PERIOD_S 0.2
 /* Pages written between two looks at the clock. */
@@ -38,26 +36,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x | 1;	/* never zero */
-}
-
-static void fill_page(uint64_t *page, uint64_t index)
-{
-	size_t i;
-
-	for (i = 0; i < NOISY_WORDS; i++)
-		page[i] = mix(index * WORDS_PER_PAGE + i);
-	for (; i < WORDS_PER_PAGE; i++)
-		page[i] = 0x0101010101010101ULL * (i % 16 + 1) + index;
 }
 
 /* Reads one word of each hot page: enough to set its accessed bit. */
