@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "swapio.h"
+
 #define DAMON_PARAMS "/sys/module/damon_reclaim/parameters/"
 
 struct config {
@@ -76,27 +78,6 @@ static long long read_ll(const char *path)
 		return -1;
 	if (fscanf(f, "%lld", &v) != 1)
 		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* Value of @key in a "key value" or "key: value kB" file, in its unit. */
-static long long read_keyed(const char *path, const char *key)
-{
-	char line[256];
-	size_t len = strlen(key);
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, len) ||
-		    (line[len] != ' ' && line[len] != ':'))
-			continue;
-		v = strtoll(line + len + 1, NULL, 10);
-		break;
-	}
 	fclose(f);
 	return v;
 }
@@ -161,35 +142,6 @@ static long long cgroup_value(const struct config *cfg, const char *file,
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", cfg->cgroup, file);
 	return key ? read_keyed(path, key) : read_ll(path);
-}
-
-/*
- * Pages read from / written to the zram swap device (sectors of
- * /sys/block/zram0/stat).  Stands in for pswpin/pswpout of /proc/vmstat,
- * which a kernel without CONFIG_VM_EVENT_COUNTERS does not have.
- */
-static void zram_io_pages(long long *in, long long *out)
-{
-	long long v[7];
-	FILE *f = fopen("/sys/block/zram0/stat", "r");
-
-	*in = *out = -1;
-	if (!f)
-		return;
-	if (fscanf(f, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
-		*in = v[2] / 8;
-		*out = v[6] / 8;
-	}
-	fclose(f);
-}
-
-static void swap_io_pages(long long *in, long long *out)
-{
-	*in = read_keyed("/proc/vmstat", "pswpin");
-	*out = read_keyed("/proc/vmstat", "pswpout");
-	if (*in < 0 || *out < 0)
-		zram_io_pages(in, out);
 }
 
 /* Major faults: the whole system's, else the cgroup's memory.stat. */

@@ -17,11 +17,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "../workloads/pagefill.h"
+#include "swapio.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -36,44 +36,18 @@ static double cpu_s(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/*
- * Pages written to swap so far: pswpout of /proc/vmstat, or, in a kernel
- * without VM event counters (the lab's), the sectors written to the zram
- * device (the only swap in the lab's guests).  -1 if neither is there.
- */
+/* Pages written to swap so far (see swap_io_pages()), -1 if unknown. */
 static long pages_swapped_out(void)
 {
-	unsigned long long st[7];
-	char key[64];
-	long value, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	long long in, out;
 
-	if (f) {
-		while (fscanf(f, "%63s %ld", key, &value) == 2) {
-			if (!strcmp(key, "pswpout")) {
-				found = value;
-				break;
-			}
-		}
-		fclose(f);
-	}
-	if (found >= 0)
-		return found;
-	f = fopen("/sys/block/zram0/stat", "r");
-	if (!f)
-		return -1;
-	/* The 7th field: sectors written. */
-	if (fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &st[0], &st[1],
-		   &st[2], &st[3], &st[4], &st[5], &st[6]) == 7)
-		found = st[6] * 512 / PAGE_BYTES;
-	fclose(f);
-	return found;
+	swap_io_pages(&in, &out);
+	return out;
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t expect[WORDS_PER_PAGE];
-	unsigned long size_mib, chunk, nr_pages, i, bad = 0;
+	unsigned long size_mib, chunk, nr_pages, i, bad;
 	long out0, out1, majflt0;
 	double t0, t1;
 	struct rusage ru;
@@ -125,11 +99,7 @@ int main(int argc, char **argv)
 
 	getrusage(RUSAGE_SELF, &ru);
 	majflt0 = ru.ru_majflt;
-	for (i = 0; i < nr_pages; i++) {
-		fill_page(expect, i);
-		if (memcmp(expect, mem + i * WORDS_PER_PAGE, PAGE_BYTES))
-			bad++;
-	}
+	bad = count_bad_pages(mem, nr_pages);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("pageoutcost: read back %ld pages from swap, %lu bad: %s\n",
 	       ru.ru_majflt - majflt0, bad, bad ? "FAIL" : "PASS");

@@ -60,9 +60,8 @@ static long major_faults(void)
 
 int main(int argc, char **argv)
 {
-	uint64_t expect[WORDS_PER_PAGE];
 	unsigned long size_mib, hot_percent, seconds, nr_pages, nr_hot, i;
-	unsigned long bad = 0, passes = 0;
+	unsigned long bad, passes = 0;
 	volatile uint64_t sink = 0;
 	long majflt;
 	uint64_t *mem;
@@ -126,11 +125,7 @@ int main(int argc, char **argv)
 	printf("hotcold: verifying all %lu pages\n", nr_pages);
 	fflush(stdout);
 	t = now_s();
-	for (i = 0; i < nr_pages; i++) {
-		fill_page(expect, i);
-		if (memcmp(expect, mem + i * WORDS_PER_PAGE, PAGE_BYTES))
-			bad++;
-	}
+	bad = count_bad_pages(mem, nr_pages);
 	printf("hotcold: verified in %.1f s: %lu bad pages: %s\n",
 	       now_s() - t, bad, bad ? "FAIL" : "PASS");
 	return bad ? 1 : 0;

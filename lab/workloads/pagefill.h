@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PAGE_BYTES 4096UL
 #define WORDS_PER_PAGE (PAGE_BYTES / sizeof(uint64_t))
@@ -35,6 +36,21 @@ static inline void fill_page(uint64_t *page, uint64_t index)
 		page[i] = mix(index * WORDS_PER_PAGE + i);
 	for (; i < WORDS_PER_PAGE; i++)
 		page[i] = 0x0101010101010101ULL * (i % 16 + 1) + index;
+}
+
+/* How many of the @nr_pages pages at @mem differ from what fill_page() wrote. */
+static inline unsigned long count_bad_pages(const uint64_t *mem,
+					    unsigned long nr_pages)
+{
+	uint64_t expect[WORDS_PER_PAGE];
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < nr_pages; i++) {
+		fill_page(expect, i);
+		if (memcmp(expect, mem + i * WORDS_PER_PAGE, PAGE_BYTES))
+			bad++;
+	}
+	return bad;
 }
 
 #endif /* LAB_PAGEFILL_H */
