@@ -191,30 +191,34 @@ def order(variants):
                   if v in VARIANT_ORDER else 99)
 
 
+def by_count(counts, name, unit=''):
+    """['3 of a, b', '1 of c'] from {a: 3, b: 3, c: 1}: keys in the order
+    given, largest count first; name(key) spells a key, unit follows each
+    group."""
+    groups = {}
+    for key, n in counts.items():
+        groups.setdefault(n, []).append(name(key))
+    return ['%d of %s%s' % (n, ', '.join(keys), unit)
+            for n, keys in sorted(groups.items(), reverse=True)]
+
+
 def runs_found(data, scaling):
     """What raw/ holds, as Markdown list items: runs per variant and
     workload, scaling runs per variant and size.  A folder filled in parts
     holds more than its first command says."""
     lines = []
     for workload in sorted(data):
-        counts = {}
-        for v in order(data[workload]):
-            counts.setdefault(len(data[workload][v]), []).append(v)
-        lines.append('- Runs in this folder, %s: %s' % (workload, '; '.join(
-            '%d of %s' % (n, ', '.join(vs))
-            for n, vs in sorted(counts.items(), reverse=True))))
+        counts = {v: len(data[workload][v]) for v in order(data[workload])}
+        lines.append('- Runs in this folder, %s: %s' %
+                     (workload, '; '.join(by_count(counts, str))))
     if scaling:
         parts = []
         for v in order(scaling):
             per_size = {}
             for size, _ in scaling[v]:
                 per_size[size] = per_size.get(size, 0) + 1
-            by_n = {}
-            for size, n in sorted(per_size.items()):
-                by_n.setdefault(n, []).append('%g' % size)
-            parts.append('%s: %s' % (v, ', '.join(
-                '%d of %s GiB' % (n, ', '.join(sizes))
-                for n, sizes in sorted(by_n.items(), reverse=True))))
+            parts.append('%s: %s' % (v, ', '.join(by_count(
+                dict(sorted(per_size.items())), lambda s: '%g' % s, ' GiB'))))
         lines.append('- Scaling runs in this folder: ' + '; '.join(parts))
     return lines
 
