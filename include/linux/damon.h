@@ -331,19 +331,31 @@ enum damon_ops_id {
 
 /**
  * struct damos_apply_budget - How much of a region an action may try.
- * @max_sz:	In: bytes the action may try at most (%ULONG_MAX: no limit).
- * @sz_tried:	Out: bytes it tried, at most @max_sz.  Memory it passes over
- *		at little cost (free or kernel pages, say) is not counted: the
- *		quota is charged with this.
+ * @max_sz:	In: bytes the action may judge and act on at most
+ *		(%ULONG_MAX: no limit).
+ * @max_unjudged_sz: In: bytes it may only prepare at most (see
+ *		@sz_unjudged; %ULONG_MAX: no limit).
+ * @stop_ns:	In: the action clock (damos_action_clock_ns()) at which the
+ *		time quota is spent and the action stops; 0: no time limit.
+ *		Read now and then, not for every page, so the action may
+ *		overrun it a little.
+ * @sz_tried:	Out: bytes it tried, judged or prepared.  Memory it passes
+ *		over at little cost (free or kernel pages, say) is not
+ *		counted.
  * @sz_unjudged: Out: bytes of @sz_tried that the action could not judge yet,
  *		only prepare for a later try (pageout: pages never made idle,
- *		which it makes idle).  Not counted as tried in the statistics.
+ *		which it makes idle).  They cost about what sampling does,
+ *		so only the time quota and @max_unjudged_sz bound them: they
+ *		are charged neither to the size quota nor as tried in the
+ *		statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
- *		lower than the region's end only if @max_sz would otherwise
+ *		lower than the region's end only if a limit would otherwise
  *		have been exceeded; the next charge window resumes there.
  */
 struct damos_apply_budget {
 	unsigned long max_sz;
+	unsigned long max_unjudged_sz;
+	u64 stop_ns;
 	unsigned long sz_tried;
 	unsigned long sz_unjudged;
 	unsigned long end;
@@ -380,10 +392,10 @@ struct damos_apply_budget {
  *			then sees the accesses since now.  The engine calls it
  *			for regions that showed the scheme's pattern for half
  *			its minimum age, and then acts (except for
- *			%DAMOS_STAT) only on regions made idle ahead.  Sets
- *			@budget's sz_tried and end as @apply_scheme does;
- *			its time counts against the time quota, its bytes
- *			not.  Optional.
+ *			%DAMOS_STAT) only on regions made idle ahead.  Honours
+ *			@budget's max_sz and stop_ns and sets its sz_tried
+ *			and end as @apply_scheme does; its time counts
+ *			against the time quota, its bytes not.  Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
  *			would achieve nothing, so that the region is skipped

@@ -64,7 +64,9 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 
 bool damos_quota_is_set(const struct damos_quota *q);
 bool damos_time_quota_spent(const struct damos_quota *q);
+u64 damos_quota_stop_ns(const struct damos_quota *q, u64 now_ns);
 void damos_quota_goals_start(struct damos_quota *q);
+void damos_quota_charge_ns(struct damos_quota *q, u64 ns);
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns);
 u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp);

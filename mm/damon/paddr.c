@@ -668,8 +668,10 @@ struct damon_paddr_pageout {
 	unsigned int nr_folios;
 	unsigned long nr_tried;		/* pages of folios worth a try */
 	unsigned long nr_unjudged;	/* of those, pages never made idle */
-	unsigned long max_tried;	/* pages: the budget */
-	bool stopped;			/* the budget ran out */
+	unsigned long max_judged;	/* pages: the budgets */
+	unsigned long max_unjudged;
+	u64 stop_ns;			/* the action clock's limit, or 0 */
+	bool stopped;			/* a budget ran out */
 	unsigned long nr_reclaimed;	/* pages */
 	struct damon_paddr_flush_batch flushes;
 };
@@ -730,7 +732,8 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 {
 	struct page *page = pfn_to_online_page(pfn);
 	struct folio *folio;
-	unsigned long nr;
+	unsigned long nr, nr_pages, used, max;
+	bool unjudged;
 
 	if (!page || !damon_paddr_folio_reclaimable(page_folio(page)))
 		return damon_paddr_nr_untracked(page, pfn);
@@ -746,12 +749,17 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 	    !damon_paddr_folio_reclaimable(folio) ||
 	    damos_filter_out_folio(po->scheme, folio))
 		goto out;
-	if (folio_nr_pages(folio) > po->max_tried - po->nr_tried) {
+	nr_pages = folio_nr_pages(folio);
+	/* Never made idle (or used through a system call since)? */
+	unjudged = !po->idle_only && !folio_test_idle(folio);
+	used = unjudged ? po->nr_unjudged : po->nr_tried - po->nr_unjudged;
+	max = unjudged ? po->max_unjudged : po->max_judged;
+	if (nr_pages > max - used) {
 		po->stopped = true;
 		folio_put(folio);
 		return 0;
 	}
-	po->nr_tried += folio_nr_pages(folio);
+	po->nr_tried += nr_pages;
 	if (po->idle_only) {
 		/* An access since the last check must still show there. */
 		if (po->sample_pfn < folio_pfn(folio) ||
@@ -761,12 +769,9 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 							 &po->flushes, false);
 		goto out;
 	}
-	if (!folio_test_idle(folio)) {
-		/*
-		 * Never made idle (or used through a system call since): whether
-		 * it is in use cannot be told yet.  Made idle for a later pass.
-		 */
-		po->nr_unjudged += folio_nr_pages(folio);
+	if (unjudged) {
+		/* Whether it is in use cannot be told yet: for a later pass. */
+		po->nr_unjudged += nr_pages;
 		damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
 						 &po->flushes, false);
 		goto out;
@@ -778,10 +783,24 @@ out:
 }
 
 /*
- * Pages out what may go of @r, from its start until @b runs out, or with
- * @idle_only only makes the folios that could go idle.  Tries (and charges)
- * only the folios it weighs: free, kernel, unevictable and filtered-out
- * memory is passed over at little cost.  Returns the bytes reclaimed.
+ * Whether the time quota is spent.  Reading the CPU clock of kdamond takes
+ * its runqueue lock, so it is read at the start of a pass, between batches
+ * and every DAMON_PADDR_RESCHED_PFNS page frames only.
+ */
+static bool damon_paddr_pageout_time_up(struct damon_paddr_pageout *po)
+{
+	if (!po->stop_ns || damos_action_clock_ns() < po->stop_ns)
+		return false;
+	po->stopped = true;
+	return true;
+}
+
+/*
+ * Pages out what may go of @r, from its start until a limit of @b is
+ * reached, or with @idle_only only makes the folios that could go idle.
+ * Tries only the folios it weighs: free, kernel, unevictable and
+ * filtered-out memory is passed over at little cost.  Returns the bytes
+ * reclaimed.
  */
 static unsigned long damon_paddr_pageout(struct damon_region *r,
 					 struct damos *s,
@@ -793,21 +812,30 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 		.start_pfn = PHYS_PFN(r->ar.start),
 		.idle_only = idle_only,
 		.sample_pfn = PHYS_PFN(r->sampling_addr),
-		.max_tried = b->max_sz >> PAGE_SHIFT,
+		.max_judged = b->max_sz >> PAGE_SHIFT,
+		.max_unjudged = b->max_unjudged_sz >> PAGE_SHIFT,
+		.stop_ns = b->stop_ns,
 		.folios = LIST_HEAD_INIT(po.folios),
 	};
 	unsigned long end_pfn = PHYS_PFN(r->ar.end);
 	unsigned long pfn = po.start_pfn;
 	unsigned long next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
 
+	if (damon_paddr_pageout_time_up(&po))
+		end_pfn = pfn;
 	while (pfn < end_pfn) {
 		pfn += damon_paddr_pageout_pfn(&po, pfn);
 		if (po.stopped)
 			break;
-		if (po.nr_folios >= DAMON_PADDR_PAGEOUT_BATCH)
+		if (po.nr_folios >= DAMON_PADDR_PAGEOUT_BATCH) {
 			damon_paddr_pageout_flush(&po);
+			if (damon_paddr_pageout_time_up(&po))
+				break;
+		}
 		if (pfn >= next_resched) {
 			next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
+			if (damon_paddr_pageout_time_up(&po))
+				break;
 			cond_resched();
 			/* Let a stop request end a long pass early. */
 			if ((current->flags & PF_KTHREAD) &&

@@ -324,21 +324,38 @@ static void damos_decay_throughput(struct damos_quota *q)
 }
 
 /**
+ * damos_quota_charge_ns() - Charge the current window with CPU time.
+ * @q:		The quota of the scheme.
+ * @ns:		Nanoseconds of CPU time spent (damos_action_clock_ns()).
+ *
+ * For work the action needs but that tries no byte (making pages idle
+ * ahead): it counts against the time quota (see damos_time_quota_spent())
+ * but not in the throughput the byte budget is bought at, as it does not
+ * grow with the bytes acted on.
+ *
+ * Context: The kdamond thread.
+ */
+void damos_quota_charge_ns(struct damos_quota *q, u64 ns)
+{
+	if (check_add_overflow(q->charged_ns, ns, &q->charged_ns))
+		q->charged_ns = U64_MAX;
+}
+
+/**
  * damos_quota_record_throughput() - Record how long an action took.
  * @q:		The quota of the scheme.
  * @sz:		Bytes the action was tried on.
  * @ns:		Nanoseconds of CPU time it took (damos_action_clock_ns()).
  *
  * The time goes into the throughput history and is charged to the current
- * window (see damos_time_quota_spent()).
+ * window (see damos_quota_charge_ns()).
  *
  * Context: The kdamond thread.
  */
 void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 				   u64 ns)
 {
-	if (check_add_overflow(q->charged_ns, ns, &q->charged_ns))
-		q->charged_ns = U64_MAX;
+	damos_quota_charge_ns(q, ns);
 	/* Make room by forgetting old history; empty totals always fit. */
 	while ((q->total_charged_sz > ULONG_MAX - sz ||
 		q->total_charged_ns > U64_MAX - ns) &&
@@ -376,6 +393,29 @@ static u64 damos_time_quota_ns(const struct damos_quota *q)
 bool damos_time_quota_spent(const struct damos_quota *q)
 {
 	return q->ms && q->charged_ns >= damos_time_quota_ns(q);
+}
+
+/**
+ * damos_quota_stop_ns() - When an action starting now must stop.
+ * @q:		The quota.
+ * @now_ns:	The action clock now (damos_action_clock_ns()).
+ *
+ * Context: Any context.
+ * Return: the action clock at which the window's time quota is spent
+ * (about @now_ns if it is already), or 0 if @q has no time quota.
+ */
+u64 damos_quota_stop_ns(const struct damos_quota *q, u64 now_ns)
+{
+	u64 quota_ns = damos_time_quota_ns(q), stop_ns;
+
+	if (!q->ms)
+		return 0;
+	/* 0 would mean no limit, should the clock read 0. */
+	if (q->charged_ns >= quota_ns)
+		return max(now_ns, 1ULL);
+	if (check_add_overflow(now_ns, quota_ns - q->charged_ns, &stop_ns))
+		return U64_MAX;
+	return stop_ns;
 }
 
 /**

@@ -578,6 +578,24 @@ static void damos_quota_out(struct damos *s, struct damon_target *t,
 }
 
 /*
+ * Bytes the action may only prepare (see &damos_apply_budget.sz_unjudged)
+ * or make idle ahead in what is left of the window.  That costs about what
+ * sampling does, a twentieth of paging out, so a byte budget bought with
+ * the time quota at the action's throughput would starve it: under a time
+ * quota only time bounds it (see damos_quota_stop_ns()).  Under a size or
+ * tuned quota alone, at most the effective quota's worth of bytes.
+ */
+static unsigned long damos_prepare_budget(const struct damos_quota *q,
+					  bool limited, unsigned long align)
+{
+	if (!limited || q->ms)
+		return ULONG_MAX;
+	if (q->esz <= q->idled_sz)
+		return 0;
+	return ALIGN_DOWN(q->esz - q->idled_sz, align);
+}
+
+/*
  * The operations stopped at @end (aligned down to @align) inside @r or at
  * its end: @r is cut there, keeping the part dealt with.  Returns where
  * they stopped, @r's start if they did nothing.
@@ -595,8 +613,8 @@ static unsigned long damos_cut_at_stop(struct damon_target *t,
 }
 
 /*
- * Acts on @r, trying at most @budget bytes of it, and charges the quota
- * with what was tried.  The stat action tries every byte, so @r is cut
+ * Acts on @r, judging at most @budget bytes of it, and charges the quota
+ * with what was judged.  The stat action tries every byte, so @r is cut
  * (aligned) at the budget first; an operations backend stops by itself
  * where the budget runs out and says where, and @r is cut there after.
  * Returns true when the quota ran out.
@@ -611,6 +629,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	unsigned long sz = damon_region_sz(r);
 	struct damos_apply_budget b = {
 		.max_sz = w->limited ? ALIGN_DOWN(budget, align) : ULONG_MAX,
+		.max_unjudged_sz = damos_prepare_budget(q, w->limited, align),
 	};
 	unsigned long applied = 0, stop;
 	u64 start_ns, cpu_ns;
@@ -631,9 +650,14 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	} else {
 		b.end = r->ar.end;
 		start_ns = damos_action_clock_ns();
+		if (w->limited)
+			b.stop_ns = damos_quota_stop_ns(q, start_ns);
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
-		b.sz_tried = min(b.sz_tried, b.max_sz);
-		b.sz_unjudged = min(b.sz_unjudged, b.sz_tried);
+		/* Within the budgets, whatever the backend says. */
+		b.sz_unjudged = min3(b.sz_unjudged, b.sz_tried,
+				     b.max_unjudged_sz);
+		b.sz_tried = b.sz_unjudged + min(b.sz_tried - b.sz_unjudged,
+						 b.max_sz);
 		applied = min(applied, b.sz_tried - b.sz_unjudged);
 		cpu_ns = damos_action_clock_ns() - start_ns;
 		damos_quota_record_throughput(q, b.sz_tried, cpu_ns);
@@ -654,11 +678,14 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 
 	if (!w->limited)
 		return false;
-	q->charged_sz += b.sz_tried;
+	/* What was only prepared is paid for with time. */
+	q->charged_sz += b.sz_tried - b.sz_unjudged;
+	q->idled_sz += b.sz_unjudged;
 	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
 		w->hi_left -= min(w->hi_left, stop - r->ar.start);
-	if (!damos_quota_used_up(q, q->charged_sz, align))
+	if (!damos_quota_used_up(q, q->charged_sz, align) &&
+	    damos_prepare_budget(q, true, align) >= align)
 		return false;
 	damos_quota_out(s, t, stop);
 	return true;
@@ -769,11 +796,13 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
  * which pages were used since.  (A region the budget reached late is taken
  * at the next application: its sampled pages showed no access for the
  * whole minimum age already.)  Free memory found there does not count, as
- * it may be filled with young pages later.  Per charge window, at most the
- * effective quota's worth of bytes is made idle ahead; those bytes are not
- * charged to the quota, as nothing was done to them yet, but the time it
- * took is, as time of the action that tried no byte: the time quota then
- * bounds all the CPU time the action costs.
+ * it may be filled with young pages later.  The bytes made idle ahead are
+ * not charged to the quota, as nothing was done to them yet, and are bounded
+ * as the action's unjudged ones are (see damos_prepare_budget()); the time
+ * it took is charged to the window, so that the time quota bounds all the
+ * CPU time the action costs, but left out of the throughput its byte budget
+ * is bought at.  The action goes first in each window, and idling ahead
+ * gets what time it leaves.
  */
 static bool damos_wants_idle_ahead(struct damon_ctx *ctx,
 				   struct damon_target *t,
@@ -808,22 +837,22 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 		damon_for_each_region(r, t) {
 			if (!damos_wants_idle_ahead(ctx, t, r, s))
 				continue;
-			b.max_sz = ULONG_MAX;
-			if (limited) {
-				if (damos_quota_used_up(q, q->idled_sz, align))
-					return;
-				b.max_sz = ALIGN_DOWN(q->esz - q->idled_sz,
-						      align);
-			}
+			b = (struct damos_apply_budget){
+				.max_sz = damos_prepare_budget(q, limited,
+							       align),
+				.end = r->ar.end,
+			};
+			if (b.max_sz < align ||
+			    (limited && damos_time_quota_spent(q)))
+				return;
 			end = r->ar.end;
-			b.sz_tried = 0;
-			b.sz_unjudged = 0;
-			b.end = end;
 			start_ns = damos_action_clock_ns();
+			if (limited)
+				b.stop_ns = damos_quota_stop_ns(q, start_ns);
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
 			cpu_ns = damos_action_clock_ns() - start_ns;
 			/* Work done for the action: the time quota pays it. */
-			damos_quota_record_throughput(q, 0, cpu_ns);
+			damos_quota_charge_ns(q, cpu_ns);
 			q->idled_sz += min(b.sz_tried, b.max_sz);
 			/* The budget may run out inside @r: its lower part. */
 			stop = damos_cut_at_stop(t, r, b.end, align);

@@ -28,6 +28,7 @@ static u64 damon_fake_cost_ns_per_byte;
 static unsigned int damon_fake_applied_permil = 1000;
 static unsigned int damon_fake_tried_permil = 1000;
 static unsigned int damon_fake_unjudged_permil;
+static unsigned long damon_fake_clock_check_sz = PAGE_SIZE;
 static damon_fake_score_fn damon_fake_score;
 static unsigned int damon_fake_quiet;
 static u64 damon_fake_clock;
@@ -53,6 +54,62 @@ static void damon_fake_clock_charge_locked(unsigned long sz)
 	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)sz, &cost_ns))
 		cost_ns = U64_MAX;
 	damon_fake_clock_advance_locked(cost_ns);
+}
+
+/*
+ * Bytes of a region of @sz, from its start, that an action reaches before
+ * the fake clock passes @stop_ns (0: no limit), spending its cost per byte
+ * on @tried_permil of them and reading the clock every
+ * damon_fake_clock_check_sz bytes, as a real one reads it now and then:
+ * so it overruns by less than that.  Under damon_fake_lock.
+ */
+static unsigned long damon_fake_time_fit_locked(unsigned long sz, u64 stop_ns,
+						unsigned int tried_permil)
+{
+	u64 per_kb, left_ms_x, need;
+
+	if (!stop_ns || !damon_fake_cost_ns_per_byte || !tried_permil)
+		return sz;
+	if (damon_fake_clock >= stop_ns)
+		return 0;
+	/* Nanoseconds per 1000 bytes of region. */
+	if (check_mul_overflow(damon_fake_cost_ns_per_byte, (u64)tried_permil,
+			       &per_kb))
+		return PAGE_SIZE;
+	if (check_mul_overflow(stop_ns - damon_fake_clock, 1000ULL, &left_ms_x))
+		return sz;
+	need = div64_u64(left_ms_x + per_kb - 1, per_kb);
+	if (need >= sz || damon_fake_clock_check_sz >= sz)
+		return sz;
+	return min_t(u64, roundup(need, damon_fake_clock_check_sz), sz);
+}
+
+/* The pages of a region of @sz the action tries, and leaves unjudged. */
+static unsigned long damon_fake_tried(unsigned long sz)
+{
+	return mult_frac(sz, damon_fake_tried_permil, 1000);
+}
+
+static unsigned long damon_fake_unjudged(unsigned long sz)
+{
+	return mult_frac(damon_fake_tried(sz), damon_fake_unjudged_permil,
+			 1000);
+}
+
+/*
+ * The part of a region of @sz, from its start and in whole pages, that the
+ * action may try within @b's byte budgets.  Under damon_fake_lock.
+ */
+static unsigned long damon_fake_budget_fit(unsigned long sz,
+					   const struct damos_apply_budget *b)
+{
+	unsigned long fit = sz;
+
+	while (fit && (damon_fake_tried(fit) - damon_fake_unjudged(fit) >
+		       b->max_sz ||
+		       damon_fake_unjudged(fit) > b->max_unjudged_sz))
+		fit = ALIGN_DOWN(fit - 1, PAGE_SIZE);
+	return fit;
 }
 
 /* === The operations === */
@@ -146,15 +203,14 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 
 	spin_lock(&damon_fake_lock);
 	/* Tries a share of each page; stops at the last page that fits. */
-	tried = mult_frac(sz, damon_fake_tried_permil, 1000);
-	if (tried > b->max_sz) {
-		sz = mult_frac(b->max_sz, 1000, damon_fake_tried_permil);
-		sz = ALIGN_DOWN(min(sz, damon_region_sz(r)), PAGE_SIZE);
-		tried = mult_frac(sz, damon_fake_tried_permil, 1000);
+	sz = damon_fake_budget_fit(sz, b);
+	sz = min(sz, damon_fake_time_fit_locked(sz, b->stop_ns,
+						damon_fake_tried_permil));
+	if (sz < damon_region_sz(r))
 		b->end = r->ar.start + sz;
-	}
+	tried = damon_fake_tried(sz);
 	b->sz_tried = tried;
-	b->sz_unjudged = mult_frac(tried, damon_fake_unjudged_permil, 1000);
+	b->sz_unjudged = damon_fake_unjudged(sz);
 	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
 		rec = &damon_fake_records[damon_fake_nr_applied];
 		rec->start = r->ar.start;
@@ -180,10 +236,11 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 	unsigned long sz = damon_region_sz(r);
 
 	spin_lock(&damon_fake_lock);
-	if (sz > b->max_sz) {
+	if (sz > b->max_sz)
 		sz = ALIGN_DOWN(b->max_sz, PAGE_SIZE);
+	sz = min(sz, damon_fake_time_fit_locked(sz, b->stop_ns, 1000));
+	if (sz < damon_region_sz(r))
 		b->end = r->ar.start + sz;
-	}
 	b->sz_tried = sz;
 	if (damon_fake_nr_idled_ahead < UINT_MAX)
 		damon_fake_nr_idled_ahead++;
@@ -236,6 +293,7 @@ void damon_fake_ops_reset(void)
 	damon_fake_applied_permil = 1000;
 	damon_fake_tried_permil = 1000;
 	damon_fake_unjudged_permil = 0;
+	damon_fake_clock_check_sz = PAGE_SIZE;
 	WRITE_ONCE(damon_fake_score, NULL);
 	WRITE_ONCE(damon_fake_quiet, 0);
 	damon_fake_clock = 0;
@@ -385,6 +443,21 @@ void damon_fake_ops_set_unjudged_permil(unsigned int permil)
 {
 	spin_lock(&damon_fake_lock);
 	damon_fake_unjudged_permil = min(permil, 1000U);
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_clock_check_sz() - Sets how often actions read the clock.
+ * @sz:	Bytes of a region an action goes through between two readings
+ *	of the fake clock against the time it must stop at (%PAGE_SIZE,
+ *	the default; %ULONG_MAX: only at the start of each region).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_clock_check_sz(unsigned long sz)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_clock_check_sz = max(sz, PAGE_SIZE);
 	spin_unlock(&damon_fake_lock);
 }
 

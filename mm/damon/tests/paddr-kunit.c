@@ -221,6 +221,7 @@ damon_paddr_test_budget(const struct damon_region *r, unsigned long max_sz)
 {
 	return (struct damos_apply_budget){
 		.max_sz = max_sz,
+		.max_unjudged_sz = max_sz,
 		.end = r->ar.end,
 	};
 }
@@ -666,6 +667,18 @@ static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
 	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
 	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
 	damon_paddr_test_pretend_swap(1);
+	/* Out of time, or of bytes to prepare: stops before the page. */
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	b.stop_ns = 1;
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
+	KUNIT_EXPECT_EQ(test, b.end, r->ar.start);
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	b.max_unjudged_sz = 0;
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
+	KUNIT_EXPECT_EQ(test, b.end, r->ar.start);
+	KUNIT_EXPECT_FALSE(test, folio_test_idle(folio));
 	/* Never made idle: only made idle, its Dirty bit left in place. */
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);

@@ -587,8 +587,12 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 
 /*
  * What the action worked on but could not judge yet (pageout: pages never
- * made idle) is charged to the quota but not counted as tried, and nothing
- * of it counts as applied.
+ * made idle) is neither charged to the size quota nor counted as tried, and
+ * nothing of it counts as applied.  Without a time quota, a window prepares
+ * at most the size quota's worth of bytes: with three quarters of each
+ * region unjudged, the second region is cut at the page where its unjudged
+ * bytes would pass the 16 KiB left (5 pages: 15 KiB of them), and the
+ * window ends there.
  */
 static void damos_test_unjudged_not_tried(struct kunit *test)
 {
@@ -597,17 +601,25 @@ static void damos_test_unjudged_not_tried(struct kunit *test)
 		.sz = SZ_64K,
 		.reset_interval_ms = DAMOS_TEST_RESET_MS,
 	};
+	struct damon_fake_applied rec;
 	struct damos *s;
 
 	damos_test_target(test, ctx, 0, 2, SZ_64K);
 	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
 	damon_fake_ops_set_unjudged_permil(750);
 	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
-	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
-	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_16K);
-	KUNIT_EXPECT_EQ(test, s->stat.sz_applied, (unsigned long)SZ_16K);
-	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 1UL);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_64K + 5 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz,
+			(unsigned long)SZ_16K + 5 * SZ_1K);
+	KUNIT_EXPECT_EQ(test, s->quota.idled_sz,
+			(unsigned long)SZ_64K - SZ_16K + 15 * SZ_1K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_16K + 5 * SZ_1K);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_applied,
+			(unsigned long)SZ_16K + 5 * SZ_1K);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
 }
 
 /*
@@ -1207,17 +1219,21 @@ static u64 damos_test_apply_ns(struct damon_ctx *ctx)
 static void damos_test_time_quota_converges(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damos *s = damos_test_time_quota_scheme(test, ctx, NULL);
+	struct damon_target *t;
+	struct damos *s = damos_test_time_quota_scheme(test, ctx, &t);
 	u64 spent_ns;
 	int w;
 
 	spent_ns = damos_test_apply_ns(ctx);
 	/*
-	 * 10,737,410 bytes at 1 GiB/s, but the time is spent after the first
-	 * 1 MiB region.
+	 * 10,737,410 bytes at 1 GiB/s, but the action reads the clock between
+	 * pages and stops at the first reading past 10 ms: 245 pages into the
+	 * first region, which is cut there.
 	 */
 	KUNIT_EXPECT_EQ(test, s->quota.esz, 10737410UL);
-	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * SZ_1M);
+	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * 245 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, damon_region_sz(damos_test_region(t, 0)),
+			245 * PAGE_SIZE);
 
 	for (w = 1; w < 20; w++) {
 		damos_test_next_window();
@@ -1230,11 +1246,13 @@ static void damos_test_time_quota_converges(struct kunit *test)
 }
 
 /*
- * Acting turns ten times dearer than measured (10 ns per byte, then 100):
- * the window in which it does spends more than its 10 ms, as its byte
- * budget was bought at the old price, and the next windows pay that debt
- * first, so that over the twenty windows from the change acting takes no
- * more than twenty time quotas plus what one region costs.
+ * Acting turns ten times dearer than measured (10 ns per byte, then 100),
+ * for an action that reads the clock only when it starts on a region (a
+ * real one reads it between batches of pages, and overruns less): the
+ * window in which it does spends more than its 10 ms, as its byte budget
+ * was bought at the old price, and the next windows pay that debt first,
+ * so that over the twenty windows from the change acting takes no more
+ * than twenty time quotas plus what one region costs.
  */
 static void damos_test_time_quota_pays_debt(struct kunit *test)
 {
@@ -1243,6 +1261,8 @@ static void damos_test_time_quota_pays_debt(struct kunit *test)
 	u64 spent_ns, total_ns = 0;
 	unsigned int nr_idle = 0;
 	int w;
+
+	damon_fake_ops_set_clock_check_sz(ULONG_MAX);
 
 	for (w = 0; w < 20; w++) {
 		damos_apply_schemes(ctx);
@@ -1272,14 +1292,17 @@ static void damos_test_time_quota_pays_debt(struct kunit *test)
 }
 
 /*
- * Making pages idle ahead is work for the action: with as many bytes made
- * idle ahead as paged out per window, at the same cost, the time quota buys
- * half the bytes it would buy for pageout alone, and the two together stay
- * within it.
+ * Making pages idle ahead is work for the action, paid with the time quota
+ * but not with bytes: over 40 windows of 10 ms, pageout and idling ahead
+ * together use the time to within a page's cost (10 ns per byte either
+ * way, so 40 MB between them), pageout gets its byte budget at its own
+ * throughput (1,000,000 bytes, as for pageout alone in
+ * time_quota_converges), and takes only what was made idle ahead.
  */
 static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
+	unsigned long idled_sz, worked_sz;
 	struct damon_target *t;
 	struct damon_region *r;
 	u64 spent_ns = 0;
@@ -1294,13 +1317,16 @@ static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
 
 	for (w = 0; w < 40; w++) {
 		damos_test_next_window();
-		spent_ns = damos_test_apply_ns(ctx);
+		spent_ns += damos_test_apply_ns(ctx);
 	}
-	/* 1,000,000 bytes for pageout alone (time_quota_converges). */
-	KUNIT_EXPECT_GE(test, s->quota.esz, 480000UL);
-	KUNIT_EXPECT_LE(test, s->quota.esz, 520000UL);
-	KUNIT_EXPECT_LE(test, spent_ns, 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_GE(test, spent_ns, 9 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, s->quota.esz, 1000000UL);
+	damon_fake_ops_idled_ahead(&idled_sz);
+	worked_sz = idled_sz + s->stat.sz_tried;
+	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * worked_sz);
+	KUNIT_EXPECT_LE(test, spent_ns, 400 * NSEC_PER_MSEC + 10 * PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, spent_ns, 390 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GT(test, s->stat.sz_tried, 0UL);
+	KUNIT_EXPECT_LE(test, s->stat.sz_tried, idled_sz);
 }
 
 static void damos_test_stats_add_up(struct kunit *test)
