@@ -655,6 +655,31 @@ static bool damon_paddr_folio_reclaimable(struct folio *folio)
  */
 #define DAMON_PADDR_PAGEOUT_BATCH	512
 
+/*
+ * Under a time limit, a pass starts with a batch this small: what it costs
+ * tells how many folios the time left buys, and the next batches are sized
+ * to it, so that a pass overruns its limit by a fraction of a batch rather
+ * than by a whole one (which may cost far more than a small time quota).
+ */
+#define DAMON_PADDR_PAGEOUT_FIRST_BATCH	SWAP_CLUSTER_MAX
+
+/**
+ * damon_paddr_pageout_batch() - Size of the next batch of folios to reclaim.
+ * @left_ns:		CPU time left before the pass must stop.
+ * @ns_per_folio:	What reclaiming a folio of the last batch cost.
+ *
+ * Context: Any context.
+ * Return: the folios @left_ns buys, between %DAMON_PADDR_PAGEOUT_FIRST_BATCH
+ * and %DAMON_PADDR_PAGEOUT_BATCH.
+ */
+unsigned int damon_paddr_pageout_batch(u64 left_ns, u64 ns_per_folio)
+{
+	u64 nr = div64_u64(left_ns, max(ns_per_folio, 1ULL));
+
+	return clamp_t(u64, nr, DAMON_PADDR_PAGEOUT_FIRST_BATCH,
+		       DAMON_PADDR_PAGEOUT_BATCH);
+}
+
 /* Page frames scanned between two chances to reschedule. */
 #define DAMON_PADDR_RESCHED_PFNS	1024
 
@@ -666,6 +691,7 @@ struct damon_paddr_pageout {
 	unsigned long sample_pfn;	/* idle ahead leaves it to sampling */
 	struct list_head folios;	/* isolated, not yet reclaimed */
 	unsigned int nr_folios;
+	unsigned int max_folios;	/* reclaimed once that many */
 	unsigned long nr_tried;		/* pages of folios worth a try */
 	unsigned long nr_unjudged;	/* of those, pages never made idle */
 	unsigned long max_judged;	/* pages: the budgets */
@@ -784,7 +810,7 @@ out:
 
 /*
  * Whether the time quota is spent.  Reading the CPU clock of kdamond takes
- * its runqueue lock, so it is read at the start of a pass, between batches
+ * its runqueue lock, so it is read at the start of a pass, around batches
  * and every DAMON_PADDR_RESCHED_PFNS page frames only.
  */
 static bool damon_paddr_pageout_time_up(struct damon_paddr_pageout *po)
@@ -793,6 +819,32 @@ static bool damon_paddr_pageout_time_up(struct damon_paddr_pageout *po)
 		return false;
 	po->stopped = true;
 	return true;
+}
+
+/*
+ * Reclaims the batch; under a time limit, sizes the next batch to the time
+ * left.  Returns true if the time is up.
+ */
+static bool damon_paddr_pageout_reclaim_batch(struct damon_paddr_pageout *po)
+{
+	unsigned int nr = po->nr_folios;
+	u64 start_ns, now_ns;
+
+	if (!po->stop_ns) {
+		damon_paddr_pageout_flush(po);
+		return false;
+	}
+	start_ns = damos_action_clock_ns();
+	damon_paddr_pageout_flush(po);
+	now_ns = damos_action_clock_ns();
+	if (now_ns >= po->stop_ns) {
+		po->stopped = true;
+		return true;
+	}
+	po->max_folios = damon_paddr_pageout_batch(po->stop_ns - now_ns,
+						   div_u64(now_ns - start_ns,
+							   max(nr, 1U)));
+	return false;
 }
 
 /*
@@ -816,6 +868,8 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 		.max_unjudged = b->max_unjudged_sz >> PAGE_SHIFT,
 		.stop_ns = b->stop_ns,
 		.folios = LIST_HEAD_INIT(po.folios),
+		.max_folios = b->stop_ns ? DAMON_PADDR_PAGEOUT_FIRST_BATCH :
+			DAMON_PADDR_PAGEOUT_BATCH,
 	};
 	unsigned long end_pfn = PHYS_PFN(r->ar.end);
 	unsigned long pfn = po.start_pfn;
@@ -827,11 +881,9 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 		pfn += damon_paddr_pageout_pfn(&po, pfn);
 		if (po.stopped)
 			break;
-		if (po.nr_folios >= DAMON_PADDR_PAGEOUT_BATCH) {
-			damon_paddr_pageout_flush(&po);
-			if (damon_paddr_pageout_time_up(&po))
-				break;
-		}
+		if (po.nr_folios >= po.max_folios &&
+		    damon_paddr_pageout_reclaim_batch(&po))
+			break;
 		if (pfn >= next_resched) {
 			next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
 			if (damon_paddr_pageout_time_up(&po))

@@ -770,7 +770,33 @@ static void damon_paddr_test_stat_cold(struct kunit *test)
 	__free_pages(page, order);
 }
 
+/*
+ * Under a time limit, pageout reclaims batches the time left buys at the
+ * cost of the last one: between SWAP_CLUSTER_MAX folios (so that a pass
+ * goes on measuring) and 512 (one TLB flush per 2 MiB of base pages).
+ */
+static void damon_paddr_test_pageout_batch(struct kunit *test)
+{
+	/* 50 ms at 45 us a folio: 1,111, capped. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(50 * NSEC_PER_MSEC,
+							45 * NSEC_PER_USEC),
+			512U);
+	/* 8.6 ms at 45 us: 191. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(8600 * NSEC_PER_USEC,
+							45 * NSEC_PER_USEC),
+			191U);
+	/* A slow kernel, 1 ms a folio, with 1 ms left: the floor. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(NSEC_PER_MSEC,
+							NSEC_PER_MSEC),
+			(unsigned int)SWAP_CLUSTER_MAX);
+	/* A batch too fast to time costs no more than a nanosecond a folio. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(NSEC_PER_USEC, 0), 512U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(100, 0), 100U);
+	KUNIT_EXPECT_EQ(test, damon_paddr_pageout_batch(U64_MAX, 1), 512U);
+}
+
 static struct kunit_case damon_paddr_test_cases[] = {
+	KUNIT_CASE(damon_paddr_test_pageout_batch),
 	KUNIT_CASE(damon_paddr_test_score_frequency),
 	KUNIT_CASE(damon_paddr_test_score_age),
 	KUNIT_CASE(damon_paddr_test_score_size_and_weights),

@@ -217,6 +217,10 @@ wait_for() {
 # param_ge NAME N: whether parameter NAME reads at least N (for wait_for).
 param_ge() { (($(rd "$1") >= $2)); }
 
+# cpu_ticks PID: CPU time (user + system) thread PID used so far, in
+# clock ticks (getconf CLK_TCK per second).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 # Swap in use, in KiB.
 swap_used_kib() {
 	awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 }

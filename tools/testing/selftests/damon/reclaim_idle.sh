@@ -21,9 +21,6 @@ free_permil=$(awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
 ((free_permil > 500)) ||
 	skip "only $free_permil per-thousand of memory free, need > 500"
 
-# CPU ticks (user + system) a thread used so far.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 STATS=(nr_reclaim_tried_regions bytes_reclaim_tried_regions
 	nr_reclaimed_regions bytes_reclaimed_regions)
 
