@@ -237,6 +237,19 @@ make_cold_file() {
 	cold_data "$1" > "$COLD_FILE"
 }
 
+# setup_cold_test MIB: starts a test that pages out a cold file of MIB MiB:
+# skips it without DAMON_RECLAIM or without more swap than that, marks the
+# kernel log, and restores the defaults now and when the test exits (the
+# cold file dropped too).
+setup_cold_test() {
+	require_reclaim
+	[ "$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)" -gt $(($1 * 1024)) ] ||
+		skip "needs more than $1 MiB of swap"
+	mark_dmesg
+	restore_defaults
+	trap 'drop_cold_file; restore_defaults' EXIT
+}
+
 # cold_data MIB: the content of a cold file of MIB MiB.
 cold_data() { yes 'DAMON_RECLAIM cold data' | head -c $(($1 << 20)); }
 

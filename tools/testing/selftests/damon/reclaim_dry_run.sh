@@ -14,12 +14,7 @@ MIB=$((1 << 20))
 COLD_MIB=${COLD_MIB:-64}
 QUOTA=$((2 * MIB))
 
-require_reclaim
-[ "$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)" -gt $((COLD_MIB * 1024)) ] ||
-	skip "needs more than $COLD_MIB MiB of swap"
-mark_dmesg
-restore_defaults
-trap 'drop_cold_file; restore_defaults' EXIT
+setup_cold_test "$COLD_MIB"
 
 now_us() { echo $((${EPOCHREALTIME/[.,]/})); }
 

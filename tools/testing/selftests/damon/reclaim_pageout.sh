@@ -12,12 +12,7 @@ source "$(dirname "$0")/lib.sh"
 COLD_MIB=${COLD_MIB:-128}
 TIMEOUT_S=${TIMEOUT_S:-90}
 
-require_reclaim
-[ "$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)" -gt $((COLD_MIB * 1024)) ] ||
-	skip "needs more than $COLD_MIB MiB of swap"
-mark_dmesg
-restore_defaults
-trap 'drop_cold_file; restore_defaults' EXIT
+setup_cold_test "$COLD_MIB"
 
 # Pages out aggressively: everything unaccessed for 2 s, no time quota,
 # watermarks always active.

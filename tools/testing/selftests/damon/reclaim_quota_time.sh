@@ -19,12 +19,7 @@ MAX_ACT_PERCENT=4
 # Without a time quota, acting must cost at least this much.
 MIN_UNBOUND_PERCENT=12
 
-require_reclaim
-[ "$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)" -gt $((COLD_MIB * 1024)) ] ||
-	skip "needs more than $COLD_MIB MiB of swap"
-mark_dmesg
-restore_defaults
-trap 'drop_cold_file; restore_defaults' EXIT
+setup_cold_test "$COLD_MIB"
 hz=$(getconf CLK_TCK)
 
 # ticks_over PID SECONDS: the CPU ticks PID uses in the next SECONDS.
