@@ -808,6 +808,16 @@ out:
 	return nr;
 }
 
+/* Stops the pass if the action clock read @now_ns is past its limit. */
+static bool damon_paddr_pageout_stops_at(struct damon_paddr_pageout *po,
+					 u64 now_ns)
+{
+	if (now_ns < po->stop_ns)
+		return false;
+	po->stopped = true;
+	return true;
+}
+
 /*
  * Whether the time quota is spent.  Reading the CPU clock of kdamond takes
  * its runqueue lock, so it is read at the start of a pass, around batches
@@ -815,10 +825,8 @@ out:
  */
 static bool damon_paddr_pageout_time_up(struct damon_paddr_pageout *po)
 {
-	if (!po->stop_ns || damos_action_clock_ns() < po->stop_ns)
-		return false;
-	po->stopped = true;
-	return true;
+	return po->stop_ns &&
+	       damon_paddr_pageout_stops_at(po, damos_action_clock_ns());
 }
 
 /*
@@ -837,10 +845,8 @@ static bool damon_paddr_pageout_reclaim_batch(struct damon_paddr_pageout *po)
 	start_ns = damos_action_clock_ns();
 	damon_paddr_pageout_flush(po);
 	now_ns = damos_action_clock_ns();
-	if (now_ns >= po->stop_ns) {
-		po->stopped = true;
+	if (damon_paddr_pageout_stops_at(po, now_ns))
 		return true;
-	}
 	po->max_folios = damon_paddr_pageout_batch(po->stop_ns - now_ns,
 						   div_u64(now_ns - start_ns,
 							   max(nr, 1U)));

@@ -650,8 +650,7 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	} else {
 		b.end = r->ar.end;
 		start_ns = damos_action_clock_ns();
-		if (w->limited)
-			b.stop_ns = damos_quota_stop_ns(q, start_ns);
+		b.stop_ns = damos_quota_stop_ns(q, start_ns);
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
 		/* Within the budgets, whatever the backend says. */
 		b.sz_unjudged = min3(b.sz_unjudged, b.sz_tried,
@@ -842,13 +841,11 @@ static void damos_idle_ahead(struct damon_ctx *ctx, struct damos *s)
 							       align),
 				.end = r->ar.end,
 			};
-			if (b.max_sz < align ||
-			    (limited && damos_time_quota_spent(q)))
+			if (b.max_sz < align || damos_time_quota_spent(q))
 				return;
 			end = r->ar.end;
 			start_ns = damos_action_clock_ns();
-			if (limited)
-				b.stop_ns = damos_quota_stop_ns(q, start_ns);
+			b.stop_ns = damos_quota_stop_ns(q, start_ns);
 			ctx->ops.idle_ahead(ctx, t, r, s, &b);
 			cpu_ns = damos_action_clock_ns() - start_ns;
 			/* Work done for the action: the time quota pays it. */
