@@ -221,6 +221,14 @@ param_ge() { (($(rd "$1") >= $2)); }
 # clock ticks (getconf CLK_TCK per second).
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# ticks_over PID SECONDS: the CPU ticks thread PID uses in the next SECONDS.
+ticks_over() {
+	local before
+	before=$(cpu_ticks "$1")
+	sleep "$2"
+	echo $(($(cpu_ticks "$1") - before))
+}
+
 # Swap in use, in KiB.
 swap_used_kib() {
 	awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 }
@@ -252,6 +260,14 @@ setup_cold_test() {
 
 # cold_data MIB: the content of a cold file of MIB MiB.
 cold_data() { yes 'DAMON_RECLAIM cold data' | head -c $(($1 << 20)); }
+
+# expect_cold_intact MIB WHAT: the cold file of MIB MiB still reads back
+# what make_cold_file wrote, whatever was paged out of it.
+expect_cold_intact() {
+	cold_data "$1" | cmp -s - "$COLD_FILE" && return 0
+	fail "$2: cold data changed after pageout"
+	return 1
+}
 
 drop_cold_file() {
 	[ -n "${COLD_DIR:-}" ] || return 0

@@ -33,9 +33,7 @@ for p in "${STATS[@]}"; do
 done
 expect_accept enabled Y
 pid=$(rd kdamond_pid)
-ticks_before=$(cpu_ticks "$pid")
-sleep $WAIT_S
-ticks=$(($(cpu_ticks "$pid") - ticks_before))
+ticks=$(ticks_over "$pid" $WAIT_S)
 hz=$(getconf CLK_TCK)
 
 expect_value enabled Y "after $WAIT_S s"

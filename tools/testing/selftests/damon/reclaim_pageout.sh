@@ -38,9 +38,7 @@ expect_pageout() {
 		$((reclaimed0 + want_kib * 1024)) ||
 		fail "$what: bytes_reclaimed_regions grew by less than $((want_kib * 1024))"
 	# What was paged out still reads back right.
-	if ! cold_data "$COLD_MIB" | cmp -s - "$COLD_FILE"; then
-		fail "$what: cold data changed after pageout"
-	fi
+	expect_cold_intact "$COLD_MIB" "$what"
 }
 
 log "enable with the final values"
