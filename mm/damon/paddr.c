@@ -6,8 +6,8 @@
  * the reverse map of the folio holding each region's sampled page: its
  * mappings' Accessed bits are tested and cleared, and its idle flag (which
  * folio_mark_accessed() and reclaim's reverse-map walks clear) is set.  DAMOS
- * pageout isolates the cold folios of a region and hands them to the
- * kernel's reclaim of a folio list.
+ * pageout isolates the cold folios of a region, unmaps them in batches with
+ * one TLB flush each, and hands them to the kernel's reclaim of a folio list.
  *
  * Only LRU folios are tracked.  Free pages, slab, page tables, other kernel
  * memory, holes and offline memory are never accessed as far as DAMON can
@@ -35,6 +35,7 @@
 #include <asm/tlbflush.h>
 
 #include "../internal.h"	/* mm/internal.h: LRU isolation, reclaim */
+#include "../swap.h"		/* mm/swap.h: add_to_swap() */
 #include "internal.h"		/* mm/damon/internal.h */
 
 /* === Getting at the folio of a physical page === */
@@ -123,13 +124,9 @@ struct damon_paddr_flush_batch {
 	unsigned int nr;
 };
 
-/*
- * Argument of the reverse-map walk that tests and clears Accessed bits, and
- * with @clean moves Dirty bits to the folio (see damon_paddr_pte_clean()).
- */
+/* Argument of the reverse-map walk that tests and clears Accessed bits. */
 struct damon_paddr_rmap_arg {
 	bool young;
-	bool clean;
 	enum damon_paddr_flush flush;
 	struct damon_paddr_flush_batch *batch;
 };
@@ -182,40 +179,6 @@ static void damon_paddr_flush_mapping(struct page_vma_mapped_walk *pvmw,
 	flush_tlb_range(pvmw->vma, pvmw->address, pvmw->address + size);
 }
 
-/*
- * Reclaim flushes the TLBs before it writes a folio out if any mapping it
- * removed was dirty, as a CPU may still cache a writable translation: one
- * flush, interrupting the workload's CPUs, per folio paged out.  A folio
- * isolated for pageout has its Dirty bits moved to the folio flag instead,
- * and the address spaces are flushed once before the batch is reclaimed.
- * A write after that flush sets the bit again, and reclaim flushes as
- * usual; one before it is kept by the flag.  The folio is off its LRU, so
- * no other reclaimer can unmap it in between.  Only anonymous memory: its
- * flag costs nothing to set, where a file's starts writeback accounting.
- * Shadow stack pages are left alone: their Dirty bit is what makes them
- * shadow stack on x86.
- *
- * Called with the page table lock held.  Returns true if a bit was cleared.
- */
-static bool damon_paddr_pte_clean(struct folio *folio,
-				  struct vm_area_struct *vma,
-				  unsigned long addr, pte_t *ptep)
-{
-	pte_t old;
-
-	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
-	    folio_test_ksm(folio) || (vma->vm_flags & VM_SHADOW_STACK) ||
-	    !pte_dirty(ptep_get(ptep)))
-		return false;
-	/* Cleared while the hardware cannot set bits in it. */
-	old = ptep_modify_prot_start(vma, addr, ptep);
-	ptep_modify_prot_commit(vma, addr, ptep, old, pte_mkclean(old));
-	if (!pte_dirty(old))
-		return false;
-	folio_mark_dirty(folio);
-	return true;
-}
-
 static bool damon_paddr_clear_young_one(struct folio *folio,
 					struct vm_area_struct *vma,
 					unsigned long addr, void *arg)
@@ -224,7 +187,7 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 	struct damon_paddr_rmap_arg *rmap_arg = arg;
 
 	while (page_vma_mapped_walk(&pvmw)) {
-		bool young = false, cleaned = false;
+		bool young = false;
 
 		if (pvmw.pte)
 			young = ptep_clear_young_notify(vma, pvmw.address,
@@ -236,11 +199,7 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 			WARN_ON_ONCE(1);	/* PMD mapping without THP */
 		if (young)
 			rmap_arg->young = true;
-		if (rmap_arg->clean && pvmw.pte)
-			cleaned = damon_paddr_pte_clean(folio, vma,
-							pvmw.address,
-							pvmw.pte);
-		if (cleaned || rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
+		if (rmap_arg->flush == DAMON_PADDR_FLUSH_ALL ||
 		    (young && rmap_arg->flush == DAMON_PADDR_FLUSH_YOUNG))
 			damon_paddr_flush_mapping(&pvmw, rmap_arg->batch);
 	}
@@ -258,20 +217,16 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
  * position are reclaim's and are left alone.
  *
  * @flush says which mappings to flush from the TLBs: at once, or at the end
- * of the pass if there is a @batch (see damon_paddr_flush_batch()).  With
- * @clean, the Dirty bits of anonymous mappings go to the folio flag too, and
- * those mappings are flushed as well (see damon_paddr_pte_clean()).
+ * of the pass if there is a @batch (see damon_paddr_flush_batch()).
  *
  * The caller holds a reference on @folio.
  */
 static enum damon_paddr_access
 damon_paddr_folio_test_and_reset(struct folio *folio,
 				 enum damon_paddr_flush flush,
-				 struct damon_paddr_flush_batch *batch,
-				 bool clean)
+				 struct damon_paddr_flush_batch *batch)
 {
 	struct damon_paddr_rmap_arg arg = {
-		.clean = clean,
 		.flush = flush,
 		.batch = batch,
 	};
@@ -331,8 +286,7 @@ damon_paddr_pfn_test_and_reset(unsigned long pfn,
 	if (!folio)
 		return DAMON_PADDR_UNTRACKED;
 	access = damon_paddr_folio_test_and_reset(folio, flush,
-						  pass ? &pass->flushes : NULL,
-						  false);
+						  pass ? &pass->flushes : NULL);
 	if (pass && folio_test_large(folio)) {
 		pass->memo_start_pfn = folio_pfn(folio);
 		pass->memo_end_pfn = pass->memo_start_pfn +
@@ -702,12 +656,52 @@ struct damon_paddr_pageout {
 	struct damon_paddr_flush_batch flushes;
 };
 
+/*
+ * Whether reclaim would give @folio swap space and unmap it, and whether it
+ * may be done ahead of reclaim without reclaim's care: a base page of
+ * anonymous memory (large folios may need splitting; KSM folios are shared
+ * across address spaces), still mapped and not pinned for DMA.
+ */
+static bool damon_paddr_unmap_ahead_ok(struct folio *folio)
+{
+	return folio_test_anon(folio) && folio_test_swapbacked(folio) &&
+	       !folio_test_large(folio) && !folio_test_ksm(folio) &&
+	       folio_mapped(folio) && !folio_maybe_dma_pinned(folio);
+}
+
+/*
+ * Reclaim removes the mappings of each folio it pages out, and before it
+ * writes a folio out it flushes the TLBs of the CPUs running the workload if
+ * a removed mapping was dirty, as a stale writable translation could change
+ * the page under the write: one flush, interrupting the workload, per dirty
+ * folio, and one more for the list.  Swap space is given and the mappings
+ * removed here instead, for the whole batch, and the TLBs flushed once:
+ * reclaim then finds the folios unmapped and writes them out at once.  A
+ * folio it cannot do this for (locked, no swap space left, still mapped)
+ * goes to reclaim as it is, which takes the usual course with it.  A folio
+ * mapped again by a fault before reclaim gets it is unmapped by reclaim as
+ * usual.
+ */
+static void damon_paddr_unmap_batch(struct list_head *folios)
+{
+	struct folio *folio;
+
+	list_for_each_entry(folio, folios, lru) {
+		if (!damon_paddr_unmap_ahead_ok(folio) || !folio_trylock(folio))
+			continue;
+		if (folio_test_swapcache(folio) || add_to_swap(folio))
+			try_to_unmap(folio, TTU_BATCH_FLUSH);
+		folio_unlock(folio);
+	}
+	try_to_unmap_flush();
+}
+
 static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 {
 	if (!po->nr_folios)
 		return;
-	/* No stale translation may write behind a Dirty bit moved away. */
 	damon_paddr_flush_batch(&po->flushes);
+	damon_paddr_unmap_batch(&po->folios);
 	/* Puts back on their LRUs the folios it could not reclaim. */
 	po->nr_reclaimed += reclaim_pages(&po->folios);
 	po->nr_folios = 0;
@@ -729,24 +723,21 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * back to its LRU so that a later access shows, and the folio keeps the
  * access visible to reclaim through its young flag.
  *
- * The folio is isolated before it is tested, as the test also moves its
- * Dirty bits to the folio (see damon_paddr_pte_clean()).  It joins the
- * batch to reclaim if it may go.
+ * A folio that may go is isolated from its LRU and joins the batch to
+ * reclaim.
  */
 static void damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
 					struct folio *folio)
 {
-	if (!folio_isolate_lru(folio))
-		return;
 	if (damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-					     &po->flushes, true) ==
-	    DAMON_PADDR_IDLE) {
-		list_add_tail(&folio->lru, &po->folios);
-		po->nr_folios++;
+					     &po->flushes) != DAMON_PADDR_IDLE) {
+		damon_paddr_flush_batch(&po->flushes);
 		return;
 	}
-	damon_paddr_flush_batch(&po->flushes);
-	folio_putback_lru(folio);
+	if (!folio_isolate_lru(folio))
+		return;
+	list_add_tail(&folio->lru, &po->folios);
+	po->nr_folios++;
 }
 
 /*
@@ -792,14 +783,14 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		    po->sample_pfn >= folio_pfn(folio) + folio_nr_pages(folio))
 			damon_paddr_folio_test_and_reset(folio,
 							 DAMON_PADDR_FLUSH_YOUNG,
-							 &po->flushes, false);
+							 &po->flushes);
 		goto out;
 	}
 	if (unjudged) {
 		/* Whether it is in use cannot be told yet: for a later pass. */
 		po->nr_unjudged += nr_pages;
 		damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-						 &po->flushes, false);
+						 &po->flushes);
 		goto out;
 	}
 	damon_paddr_pageout_isolate(po, folio);
