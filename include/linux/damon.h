@@ -494,6 +494,9 @@ struct damon_call_request {
  * @min_region_sz:	Smallest region size, in bytes (a power of two,
  *			%PAGE_SIZE by default).  Regions are aligned to it.
  * @ops:		The operations backend.
+ * @ops_private:	What @ops keeps from one callback to another: set up
+ *			by its init() and released by its cleanup(), else
+ *			NULL.
  * @callback:		Client hooks.
  * @targets:		The targets (struct damon_target).
  * @schemes:		The schemes (struct damos).
@@ -510,6 +513,7 @@ struct damon_ctx {
 	struct damon_attrs attrs;
 	unsigned long min_region_sz;
 	struct damon_operations ops;
+	void *ops_private;
 	struct damon_callback callback;
 	struct list_head targets;
 	struct list_head schemes;

@@ -125,6 +125,7 @@ enum damon_paddr_access {
 enum damon_paddr_access damon_paddr_test_and_reset_access(unsigned long pfn);
 unsigned int damon_paddr_nr_quiet_samples(struct damon_ctx *ctx);
 unsigned int damon_paddr_pageout_batch(u64 left_ns, u64 ns_per_folio);
+unsigned int damon_paddr_nr_put_off_flushes(struct damon_ctx *ctx);
 unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 					const struct damon_region *r,
 					const struct damos_quota *quota);

@@ -31,6 +31,7 @@
 #include <linux/rmap.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/swap.h>
 #include <asm/tlbflush.h>
 
@@ -263,14 +264,86 @@ damon_paddr_folio_test_and_reset(struct folio *folio,
  * State of one pass over the sampled pages of the regions: what the last
  * large folio tested showed, so that a folio spanning the sampled pages of
  * several regions is tested once (a second test would find the Accessed
- * bits the first one cleared), and the flushes the pass asked for.
+ * bits the first one cleared), and where the flushes the pass asks for are
+ * noted: its own batch, or the one the last check of a window hands over to
+ * the draws of the next (see damon_paddr_window_flushes()).
  */
 struct damon_paddr_sample_pass {
 	unsigned long memo_start_pfn;
 	unsigned long memo_end_pfn;
 	enum damon_paddr_access memo_access;
-	struct damon_paddr_flush_batch flushes;
+	struct damon_paddr_flush_batch *flushes;
+	struct damon_paddr_flush_batch own_flushes;
 };
+
+/* What the operations keep in &damon_ctx.ops_private. */
+struct damon_paddr_ctx {
+	struct damon_paddr_flush_batch window_flushes;
+};
+
+static void damon_paddr_ops_init(struct damon_ctx *ctx)
+{
+	struct damon_paddr_ctx *pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+
+	/* Without it, each pass flushes what it asked for on its own. */
+	ctx->ops_private = pc;
+}
+
+static void damon_paddr_ops_cleanup(struct damon_ctx *ctx)
+{
+	struct damon_paddr_ctx *pc = ctx->ops_private;
+
+	if (!pc)
+		return;
+	damon_paddr_flush_batch(&pc->window_flushes);
+	kfree(pc);
+	ctx->ops_private = NULL;
+}
+
+/*
+ * The last check of a window and the draws of the next window's pages, after
+ * the schemes were applied and the regions adapted, would each flush the
+ * address spaces they found young pages in: the same ones, as the regions in
+ * use stay in use.  The check notes its flushes in this batch instead, and
+ * the draws flush them along with their own: one flush per address space
+ * and window.  The pages the check flushes for were found accessed: their
+ * regions are no candidates of a scheme for unaccessed memory in the window
+ * being aggregated, and their flush is done before any later check.
+ *
+ * Returns NULL if @ctx has no such batch (its allocation failed).
+ */
+static struct damon_paddr_flush_batch *
+damon_paddr_window_flushes(struct damon_ctx *ctx)
+{
+	struct damon_paddr_ctx *pc = ctx->ops_private;
+
+	return pc ? &pc->window_flushes : NULL;
+}
+
+/**
+ * damon_paddr_nr_put_off_flushes() - Flushes waiting for the next draws.
+ * @ctx:	The context, of the physical address operations.
+ *
+ * Context: The kdamond thread of @ctx, or its KUnit test.
+ * Return: how many address spaces the last check of a window left for the
+ * draws of the next window's pages to flush.
+ */
+unsigned int damon_paddr_nr_put_off_flushes(struct damon_ctx *ctx)
+{
+	struct damon_paddr_flush_batch *batch = damon_paddr_window_flushes(ctx);
+
+	return batch ? batch->nr : 0;
+}
+
+/*
+ * Starts a pass whose flushes go to @batch, or to its own if it is NULL.
+ */
+static void damon_paddr_start_pass(struct damon_paddr_sample_pass *pass,
+				   struct damon_paddr_flush_batch *batch)
+{
+	*pass = (struct damon_paddr_sample_pass){};
+	pass->flushes = batch ? batch : &pass->own_flushes;
+}
 
 static enum damon_paddr_access
 damon_paddr_pfn_test_and_reset(unsigned long pfn,
@@ -286,7 +359,7 @@ damon_paddr_pfn_test_and_reset(unsigned long pfn,
 	if (!folio)
 		return DAMON_PADDR_UNTRACKED;
 	access = damon_paddr_folio_test_and_reset(folio, flush,
-						  pass ? &pass->flushes : NULL);
+						  pass ? pass->flushes : NULL);
 	if (pass && folio_test_large(folio)) {
 		pass->memo_start_pfn = folio_pfn(folio);
 		pass->memo_end_pfn = pass->memo_start_pfn +
@@ -367,9 +440,9 @@ static unsigned long damon_paddr_random_pfn(const struct damon_region *r)
  * young, and all of the sampled page's if one of its bits was cleared
  * without a flush since the last one.  Any other test leaves the page
  * marked stale.  So a page in use shows as accessed at least once per
- * window, wherever its translation stays cached, and sampling costs at most
- * two flushes per address space and window (the other one when new pages
- * are drawn, see damon_paddr_prepare_access_checks()).
+ * window, wherever its translation stays cached, and sampling costs one
+ * flush per address space and window, shared with the draws of the next
+ * window's pages (see damon_paddr_window_flushes()).
  */
 static enum damon_paddr_flush
 damon_paddr_sample_flush(const struct damon_ctx *ctx,
@@ -526,16 +599,17 @@ static void damon_paddr_draw_sample(struct damon_region *r,
  */
 static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 {
-	struct damon_paddr_sample_pass pass = {};
+	struct damon_paddr_sample_pass pass;
 	struct damon_target *t;
 	struct damon_region *r;
 
+	damon_paddr_start_pass(&pass, damon_paddr_window_flushes(ctx));
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
 			if (!damon_paddr_sample_armed(r))
 				damon_paddr_draw_sample(r, &pass,
 							DAMON_PADDR_FLUSH_YOUNG);
-	damon_paddr_flush_batch(&pass.flushes);
+	damon_paddr_flush_batch(pass.flushes);
 }
 
 static void damon_paddr_check_region(const struct damon_ctx *ctx,
@@ -561,16 +635,21 @@ static void damon_paddr_check_region(const struct damon_ctx *ctx,
 
 static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 {
-	struct damon_paddr_sample_pass pass = {};
+	bool last = damon_window_last_sample(ctx);
+	struct damon_paddr_flush_batch *put_off =
+		last ? damon_paddr_window_flushes(ctx) : NULL;
+	struct damon_paddr_sample_pass pass;
 	unsigned int max_nr_accesses = 0;
 	struct damon_target *t;
 	struct damon_region *r;
+
+	damon_paddr_start_pass(&pass, put_off);
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			if (!damon_paddr_sample_armed(r)) {
 				/* Full tries again in the next window. */
-				if (damon_window_last_sample(ctx))
+				if (last)
 					r->sampling_addr &= ~DAMON_PADDR_BARREN;
 			} else if (damon_paddr_sample_due(ctx, r)) {
 				damon_paddr_check_region(ctx, r, &pass);
@@ -578,7 +657,9 @@ static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 			max_nr_accesses = max(max_nr_accesses, r->nr_accesses);
 		}
 	}
-	damon_paddr_flush_batch(&pass.flushes);
+	/* Else the draws of the next window's pages flush. */
+	if (!put_off)
+		damon_paddr_flush_batch(pass.flushes);
 	return max_nr_accesses;
 }
 
@@ -1128,12 +1209,14 @@ int damon_paddr_system_ram_ranges(struct damon_addr_range *ranges,
 
 static const struct damon_operations damon_paddr_ops = {
 	.id = DAMON_OPS_PADDR,
+	.init = damon_paddr_ops_init,
 	.prepare_access_checks = damon_paddr_prepare_access_checks,
 	.check_accesses = damon_paddr_check_accesses,
 	.nr_quiet_samples = damon_paddr_nr_quiet_samples,
 	.apply_scheme = damon_paddr_apply_scheme,
 	.idle_ahead = damon_paddr_idle_ahead,
 	.get_scheme_score = damon_paddr_get_scheme_score,
+	.cleanup = damon_paddr_ops_cleanup,
 };
 
 static int __init damon_paddr_init(void)

@@ -630,13 +630,42 @@ static bool damon_paddr_test_pte_dirty(struct kunit *test, unsigned long addr)
 }
 
 /*
- * Pageout moves the Dirty bit of an anonymous folio it isolates to the folio
- * flag before reclaim: then the mapping is clean, the folio dirty, the data
- * intact, and a write after the pass sets the bit again.  The KUnit guest
- * has no swap space: one page of it is pretended so that the folio is
- * tried, and reclaim, finding no swap slot, puts it back still mapped.
+ * A page of anonymous memory of the test's address space, written with @len
+ * bytes of @data, on an LRU list; returns its folio, with a reference held,
+ * and its address in @addrp.  Skips the test if the folio is not on an LRU
+ * list.
  */
-static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
+static struct folio *damon_paddr_test_anon_folio(struct kunit *test,
+						 const char *data, size_t len,
+						 unsigned long *addrp)
+{
+	unsigned long addr;
+	struct page *page;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "kunit_vm_mmap() failed");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, data, len),
+			0UL);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	lru_add_drain_all();
+	if (!folio_test_lru(page_folio(page))) {
+		put_page(page);
+		kunit_skip(test, "the anonymous folio is not on an LRU list");
+	}
+	*addrp = addr;
+	return page_folio(page);
+}
+
+/*
+ * The budgets stop a pageout pass before a dirty anonymous page; a page never
+ * made idle is only made idle; one idle since is tried.  The KUnit guest has
+ * no swap space: one page of it is pretended so that the folio is tried,
+ * and neither the unmapping ahead of reclaim nor reclaim finds a swap slot:
+ * the folio goes back to its LRU still mapped, its Dirty bit and data as
+ * they were.
+ */
+static void damon_paddr_test_pageout_without_swap(struct kunit *test)
 {
 	static const char data[] = "cold but dirty";
 	char back[sizeof(data)] = {};
@@ -644,24 +673,12 @@ static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
 	struct damon_region *r;
 	struct damon_ctx *ctx;
 	struct folio *folio;
-	struct page *page;
 	unsigned long addr;
 	struct damos *s;
 
 	if (!IS_ENABLED(CONFIG_SWAP) || get_nr_swap_pages() > 0)
 		kunit_skip(test, "needs CONFIG_SWAP and no swap space on");
-	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "kunit_vm_mmap() failed");
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, data,
-					   sizeof(data)), 0UL);
-	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
-	folio = page_folio(page);
-	lru_add_drain_all();
-	if (!folio_test_lru(folio)) {
-		put_page(page);
-		kunit_skip(test, "the anonymous folio is not on an LRU list");
-	}
+	folio = damon_paddr_test_anon_folio(test, data, sizeof(data), &addr);
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
 
 	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
@@ -684,14 +701,14 @@ static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	KUNIT_EXPECT_EQ(test, b.sz_unjudged, PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
-	/* Idle since: isolated, cleaned, handed to reclaim, given back. */
+	/* Idle since: isolated, handed to reclaim, given back. */
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	damon_paddr_test_pretend_swap(-1);
 	KUNIT_EXPECT_EQ(test, b.sz_tried, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, b.sz_unjudged, 0UL);
-	KUNIT_EXPECT_FALSE(test, damon_paddr_test_pte_dirty(test, addr));
-	KUNIT_EXPECT_TRUE(test, folio_test_dirty(folio));
+	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
+	KUNIT_EXPECT_FALSE(test, folio_test_swapcache(folio));
 	KUNIT_EXPECT_TRUE(test, folio_mapped(folio));
 	lru_add_drain_all();
 	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
@@ -704,7 +721,53 @@ static void damon_paddr_test_pageout_cleans_ptes(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
 
 	damon_destroy_ctx(ctx);
-	put_page(page);
+	folio_put(folio);
+}
+
+/*
+ * A mapped page used through a system call (its idle flag cleared) before
+ * each check is found accessed.  A check within a window leaves its page
+ * flagged as possibly cached unflushed; the last check of the window flushes
+ * all its mappings, and leaves that flush to the draws of the next window's
+ * pages, which do it with theirs.  Without the operations' init(), the last
+ * check flushes on its own.
+ */
+static void damon_paddr_test_put_off_flush(struct kunit *test)
+{
+	static const char data[] = "hot";
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	unsigned long addr;
+	int i;
+
+	folio = damon_paddr_test_anon_folio(test, data, sizeof(data), &addr);
+	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
+	for (i = 0; i < 2; i++) {
+		if (i)
+			ctx->ops.init(ctx);
+		/* Heavy: checked in every sample. */
+		r->last_nr_accesses = 20;
+		r->nr_accesses = 0;
+		ctx->window_last_sample = false;
+		ctx->ops.prepare_access_checks(ctx);
+		folio_clear_idle(folio);
+		KUNIT_EXPECT_EQ(test, ctx->ops.check_accesses(ctx), 1U);
+		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx), 0U);
+		folio_clear_idle(folio);
+		ctx->window_last_sample = true;
+		KUNIT_EXPECT_EQ(test, ctx->ops.check_accesses(ctx), 2U);
+		/* The test's address space with init(), none without. */
+		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx),
+				(unsigned int)i);
+		ctx->window_last_sample = false;
+		ctx->ops.prepare_access_checks(ctx);
+		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx), 0U);
+	}
+	ctx->ops.cleanup(ctx);
+	KUNIT_EXPECT_NULL(test, ctx->ops_private);
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
 }
 
 /*
@@ -809,7 +872,8 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_barren_draws),
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_light_stride),
-	KUNIT_CASE(damon_paddr_test_pageout_cleans_ptes),
+	KUNIT_CASE(damon_paddr_test_pageout_without_swap),
+	KUNIT_CASE(damon_paddr_test_put_off_flush),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	{},
 };
