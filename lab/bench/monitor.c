@@ -152,13 +152,43 @@ static long long major_faults(const struct config *cfg)
 	return v >= 0 ? v : cgroup_value(cfg, "memory.stat", "pgmajfault");
 }
 
+/*
+ * TLB shootdowns the CPUs received (the "TLB" row of /proc/interrupts, x86):
+ * each one interrupts the workload, and under TCG costs the sender far more
+ * than on hardware.
+ */
+static long long tlb_shootdowns(void)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	long long sum = -1, v;
+	char line[4096], *p, *end;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "TLB:", 4))
+			continue;
+		sum = 0;
+		for (p += 4; ; p = end) {
+			v = strtoll(p, &end, 10);
+			if (end == p)
+				break;
+			sum += v;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
 /* === Sampling === */
 
 static const char header[] =
 	"t_s,phase,mem_total,mem_free,mem_available,cached,swap_used,"
 	"zram_orig,zram_compr,zram_pool,cg_current,cg_swap,pswpin,pswpout,"
 	"pgmajfault,refaults,reclaimer_pid,reclaimer_ticks,tried_bytes,"
-	"reclaimed_bytes\n";
+	"reclaimed_bytes,tlb_shootdowns\n";
 
 static void sample(FILE *out, const struct config *cfg, double t0)
 {
@@ -183,7 +213,7 @@ static void sample(FILE *out, const struct config *cfg, double t0)
 	swap_free = meminfo_bytes("SwapFree");
 
 	fprintf(out, "%.2f,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
-		"%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+		"%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
 		now_s() - t0, (int)phase,
 		meminfo_bytes("MemTotal"), meminfo_bytes("MemFree"),
 		meminfo_bytes("MemAvailable"), meminfo_bytes("Cached"),
@@ -192,7 +222,7 @@ static void sample(FILE *out, const struct config *cfg, double t0)
 		cgroup_value(cfg, "memory.swap.current", NULL),
 		swpin, swpout, major_faults(cfg),
 		refault_anon + refault_file, pid, cpu_ticks(pid),
-		tried, reclaimed);
+		tried, reclaimed, tlb_shootdowns());
 	fflush(out);
 }
 
