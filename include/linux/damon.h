@@ -332,9 +332,13 @@ enum damon_ops_id {
 /**
  * struct damos_apply_budget - How much of a region an action may try.
  * @max_sz:	In: bytes the action may judge and act on at most
- *		(%ULONG_MAX: no limit).
+ *		(%ULONG_MAX: no limit).  If not 0, the first folio judged
+ *		is taken whole even when it is larger, so that a budget
+ *		smaller than a folio cannot stop the action for good: the
+ *		action may exceed it by less than one folio.
  * @max_unjudged_sz: In: bytes it may only prepare at most (see
- *		@sz_unjudged; %ULONG_MAX: no limit).
+ *		@sz_unjudged; %ULONG_MAX: no limit), with the same
+ *		allowance for the first folio.
  * @stop_ns:	In: the action clock (damos_action_clock_ns()) at which the
  *		time quota is spent and the action stops; 0: no time limit.
  *		Read now and then, not for every page, so the action may

@@ -26,6 +26,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -297,11 +298,35 @@ int damon_validate_attrs(const struct damon_attrs *attrs)
 	return 0;
 }
 
-/* Rescales @val, a count out of @old_max, to a count out of @new_max. */
-static unsigned int damon_rescale(unsigned int val, unsigned int old_max,
-				  unsigned int new_max)
+/**
+ * damon_rescale() - Rescales a count or an age to new intervals.
+ * @val:	The count, or age in windows.
+ * @mul:	What one unit of @val is worth before (an interval, or a
+ *		count out of a maximum).
+ * @div:	What one unit is worth after.
+ *
+ * The intervals are unsigned long, so @val * @mul may need more than 64
+ * bits: then both @mul and @div lose their low bits until it fits, which
+ * changes the result by less than one part in 2^31.
+ *
+ * Return: @val * @mul / @div, rounded down, at most %UINT_MAX; %UINT_MAX
+ * if @div is 0 and @val * @mul is not.
+ */
+VISIBLE_IF_KUNIT unsigned int damon_rescale(unsigned int val, u64 mul, u64 div)
 {
-	return min_t(u64, div_u64((u64)val * new_max, old_max), UINT_MAX);
+	unsigned int shift;
+	u64 product;
+
+	if (check_mul_overflow((u64)val, mul, &product)) {
+		/* @val has at most 32 bits: @mul keeps 64 minus those. */
+		shift = fls64(mul) + fls(val) - 64;
+		mul >>= shift;
+		div >>= shift;
+		product = (u64)val * mul;
+	}
+	if (!div)
+		return product ? UINT_MAX : 0;
+	return min_t(u64, div64_u64(product, div), UINT_MAX);
 }
 
 /*
@@ -322,9 +347,9 @@ static void damon_update_monitoring_results(struct damon_ctx *ctx,
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			r->last_nr_accesses = damon_rescale(r->last_nr_accesses,
-							    old_max, new_max);
-			r->age = damon_rescale(r->age, new->aggr_interval,
-					       old->aggr_interval);
+							    new_max, old_max);
+			r->age = damon_rescale(r->age, old->aggr_interval,
+					       new->aggr_interval);
 			r->nr_accesses = 0;
 		}
 	}
@@ -526,8 +551,7 @@ int damon_call(struct damon_ctx *ctx,
 	}
 	/*
 	 * Cut a long sleep short: kdamond serves requests first thing after.
-	 * Only its own interruptible sleeps are cut; a wakeup lost because
-	 * kdamond was not asleep yet delays @fn by one sleep at most.
+	 * If it is not asleep yet, it finds the request before it sleeps.
 	 */
 	wake_up_state(ctx->kdamond, TASK_INTERRUPTIBLE);
 	mutex_unlock(&ctx->kdamond_lock);
@@ -546,17 +570,31 @@ struct kdamond_startup {
 	struct completion done;
 };
 
+/* Whether a damon_call() request waits to be served. */
+static bool kdamond_has_calls(struct damon_ctx *ctx)
+{
+	bool pending;
+
+	spin_lock(&ctx->call_lock);
+	pending = !list_empty(&ctx->call_requests);
+	spin_unlock(&ctx->call_lock);
+	return pending;
+}
+
 /*
  * Sleeps @us microseconds or until kthread_stop() or damon_call() wakes
- * the thread.  The slack lets the timer be batched with others.
+ * the thread.  The slack lets the timer be batched with others.  A request
+ * queued since kdamond last served them found it running, so its wakeup
+ * was lost: it is looked for once the task state says "sleeping", which
+ * orders the check after any such wakeup.
  */
-static void kdamond_sleep_us(unsigned long us)
+static void kdamond_sleep_us(struct damon_ctx *ctx, unsigned long us)
 {
 	u64 ns = min_t(u64, us, KTIME_MAX / NSEC_PER_USEC) * NSEC_PER_USEC;
 	ktime_t expires = ns_to_ktime(ns);
 
 	set_current_state(TASK_INTERRUPTIBLE);
-	if (!kthread_should_stop())
+	if (!kthread_should_stop() && !kdamond_has_calls(ctx))
 		schedule_hrtimeout_range(&expires, ns >> 4, HRTIMER_MODE_REL);
 	__set_current_state(TASK_RUNNING);
 }
@@ -641,8 +679,8 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
  * after the window's deadline, as it would without the skip.  Where most
  * regions rest, a wake-up costs about as much as the sample itself:
  * sleeping through the quiet ones saves most of what monitoring cold memory
- * costs.  (A damon_call() cuts such a sleep short; the samples still count,
- * and that window ends early.)
+ * costs.  (A damon_call() may cut such a sleep short: then only the samples
+ * whose time passed count, see damon_count_slept_samples().)
  *
  * Return: the number of samples to count as taken without waking up.
  */
@@ -652,7 +690,7 @@ unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx)
 	unsigned int taken = ctx->window_nr_samples;
 	unsigned int max_nr = damon_max_nr_accesses(&ctx->attrs);
 	unsigned int nr;
-	u64 fit;
+	u64 fit, left_us, rem;
 
 	if (!ctx->ops.nr_quiet_samples || !interval || taken + 1 >= max_nr ||
 	    ctx->now_us >= ctx->next_aggregation_us)
@@ -660,14 +698,46 @@ unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx)
 	nr = min(ctx->ops.nr_quiet_samples(ctx), max_nr - taken - 1);
 	/*
 	 * The sleep lasts one interval per sample skipped and one for the
-	 * sample taken: at most the intervals that reach the deadline (so
-	 * it cannot overflow either).
+	 * sample taken: at most the intervals that reach the deadline, at
+	 * least one.
 	 */
-	fit = div64_ul(ctx->next_aggregation_us - ctx->now_us + interval - 1,
-		       interval);
+	left_us = ctx->next_aggregation_us - ctx->now_us;
+	fit = div64_u64_rem(left_us, interval, &rem) + (rem ? 1 : 0);
 	if (fit <= nr)
 		nr = fit - 1;
 	return nr;
+}
+
+/**
+ * damon_count_slept_samples() - Uncounts the samples a sleep was cut short
+ * of.
+ * @ctx:	The context.
+ * @nr_skip:	Samples counted as taken before the sleep
+ *		(damon_nr_samples_to_skip()), not including the one the sleep
+ *		ends with.
+ * @slept_us:	How long the sleep lasted.
+ *
+ * A damon_call() wakes kdamond early.  The samples whose time did not pass
+ * are not counted, so that a window still ends with its deadline or its
+ * samples, not with the next request: ages stay in windows of the
+ * aggregation interval however often a client commits.
+ */
+VISIBLE_IF_KUNIT void damon_count_slept_samples(struct damon_ctx *ctx,
+						unsigned int nr_skip,
+						u64 slept_us)
+{
+	unsigned long interval = ctx->attrs.sample_interval;
+	u64 passed;
+
+	if (!nr_skip || !interval)
+		return;
+	/* The sample the sleep ends with is taken in any case. */
+	passed = div64_ul(slept_us, interval);
+	if (passed)
+		passed--;
+	if (passed < nr_skip)
+		ctx->window_nr_samples -= min(nr_skip - (unsigned int)passed,
+					      ctx->window_nr_samples);
 }
 
 /*
@@ -676,15 +746,23 @@ unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx)
  */
 static int kdamond_sample(struct damon_ctx *ctx, ktime_t start)
 {
+	unsigned long interval = ctx->attrs.sample_interval, sleep_us;
 	unsigned int max_nr_accesses, nr_skip;
+	ktime_t sleep_start;
 	int err;
 
 	nr_skip = damon_nr_samples_to_skip(ctx);
 	ctx->window_nr_samples += nr_skip;
 	ctx->ops.prepare_access_checks(ctx);
-	kdamond_sleep_us(ctx->attrs.sample_interval * (nr_skip + 1));
+	if (check_mul_overflow(interval, (unsigned long)nr_skip + 1,
+			       &sleep_us))
+		sleep_us = ULONG_MAX;
+	sleep_start = ktime_get();
+	kdamond_sleep_us(ctx, sleep_us);
 	if (kthread_should_stop())
 		return 0;
+	damon_count_slept_samples(ctx, nr_skip,
+				  ktime_us_delta(ktime_get(), sleep_start));
 	ctx->now_us = ktime_us_delta(ktime_get(), start);
 	/* Decided before the check, for operations that look at it. */
 	ctx->window_last_sample = damon_sample_ends_window(ctx);
@@ -722,13 +800,14 @@ static int kdamond_fn(void *data)
 		goto out;
 
 	while (!kthread_should_stop()) {
+		cond_resched();
 		kdamond_serve_calls(ctx);
 		if (kthread_should_stop())
 			break;
 		if (damos_all_inactive(ctx)) {
 			/* Never spin, whatever the watermark intervals. */
-			kdamond_sleep_us(max(damos_wmarks_sleep_us(ctx),
-					     ctx->attrs.sample_interval));
+			kdamond_sleep_us(ctx, max(damos_wmarks_sleep_us(ctx),
+						  ctx->attrs.sample_interval));
 			ctx->now_us = ktime_us_delta(ktime_get(), start);
 			/* Samples from before the pause say nothing now. */
 			damon_restart_window(ctx);

@@ -11,7 +11,7 @@
 
 /* === regions.c: region bookkeeping and the adaptive algorithm === */
 
-void damon_split_region_at(struct damon_target *t, struct damon_region *r,
+bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 			   unsigned long sz_left);
 void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 			     struct damon_region *r);
@@ -107,6 +107,12 @@ unsigned int damon_us_to_aggr_windows(const struct damon_attrs *attrs,
 
 /* The largest nr_accesses a region can reach in one aggregation window. */
 unsigned int damon_max_nr_accesses(const struct damon_attrs *attrs);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int damon_rescale(unsigned int val, u64 mul, u64 div);
+void damon_count_slept_samples(struct damon_ctx *ctx, unsigned int nr_skip,
+			       u64 slept_us);
+#endif
 
 void damon_scale_window_accesses(struct damon_ctx *ctx,
 				 unsigned int nr_samples);

@@ -430,6 +430,18 @@ bool damos_quota_is_set(const struct damos_quota *q)
 	return q->ms || q->sz || !list_empty(&q->goals);
 }
 
+/*
+ * The length of a charge window in jiffies.  msecs_to_jiffies() takes an
+ * unsigned int: longer windows, which never end in practice, are as long as
+ * a jiffies deadline can be.
+ */
+static unsigned long damos_reset_interval_jiffies(const struct damos_quota *q)
+{
+	if (q->reset_interval_ms > UINT_MAX)
+		return MAX_JIFFY_OFFSET;
+	return msecs_to_jiffies(q->reset_interval_ms);
+}
+
 /**
  * damos_update_quota() - Start a new charge window if the current one ended.
  * @q:			The quota.
@@ -458,7 +470,7 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 		return;
 	}
 	if (q->esz && time_before(now_jiffies, q->charged_from +
-				  msecs_to_jiffies(q->reset_interval_ms)))
+				  damos_reset_interval_jiffies(q)))
 		return;
 
 	damos_decay_throughput(q);

@@ -30,7 +30,10 @@ static struct kmem_cache *damon_region_cache __ro_after_init;
  * @start:	First address of the region.
  * @end:	First address past the region.
  *
- * The region starts with no access recorded and age 0.
+ * The region starts with no access recorded and age 0.  Every user copes
+ * with a failure (a split is then not done), so the allocation gives up
+ * early rather than push the system into reclaim or the OOM killer for
+ * monitoring's bookkeeping.
  *
  * Context: May sleep.
  * Return: the new region, or NULL if out of memory.
@@ -39,7 +42,8 @@ struct damon_region *damon_new_region(unsigned long start, unsigned long end)
 {
 	struct damon_region *r;
 
-	r = kmem_cache_alloc(damon_region_cache, GFP_KERNEL);
+	r = kmem_cache_alloc(damon_region_cache,
+			     GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (!r)
 		return NULL;
 	r->ar.start = start;
@@ -247,8 +251,10 @@ static void damon_apply_ranges(struct damon_target *t,
  * what it monitors without losing what was learnt about the rest.
  *
  * Context: May sleep.  The caller owns @t.
- * Return: 0 on success, -EINVAL if @ranges are not sorted, overlap or are
- * empty, -ENOMEM if out of memory; on failure @t is left unchanged.
+ * Return: 0 on success, -EINVAL if @ranges are not sorted, overlap, are
+ * empty or end above the last @min_region_sz-aligned address (so that they
+ * cannot be widened), -ENOMEM if out of memory; on failure @t is left
+ * unchanged.
  */
 int damon_set_regions(struct damon_target *t,
 		      const struct damon_addr_range *ranges,
@@ -261,7 +267,8 @@ int damon_set_regions(struct damon_target *t,
 	if (!min_region_sz || !is_power_of_2(min_region_sz))
 		return -EINVAL;
 	for (i = 0; i < nr_ranges; i++) {
-		if (ranges[i].start >= ranges[i].end)
+		if (ranges[i].start >= ranges[i].end ||
+		    ranges[i].end > ALIGN_DOWN(ULONG_MAX, min_region_sz))
 			return -EINVAL;
 		if (i > 0 && ranges[i].start < ranges[i - 1].end)
 			return -EINVAL;
@@ -296,17 +303,18 @@ free_pool:
  * no memory is left for the upper part, @r is left whole.
  *
  * Context: May sleep.  The caller owns @t.
+ * Return: true if @r was cut, false if it was left whole.
  */
-void damon_split_region_at(struct damon_target *t, struct damon_region *r,
+bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 			   unsigned long sz_left)
 {
 	struct damon_region *upper;
 
 	if (WARN_ON_ONCE(!sz_left || sz_left >= damon_region_sz(r)))
-		return;
+		return false;
 	upper = damon_new_region(r->ar.start + sz_left, r->ar.end);
 	if (!upper)
-		return;
+		return false;
 	upper->nr_accesses = r->nr_accesses;
 	upper->last_nr_accesses = r->last_nr_accesses;
 	upper->age = r->age;
@@ -315,6 +323,7 @@ void damon_split_region_at(struct damon_target *t, struct damon_region *r,
 	if (r->sampling_addr >= r->ar.end)
 		r->sampling_addr = r->ar.start;
 	damon_insert_region_after(upper, r, t);
+	return true;
 }
 
 /*
@@ -460,10 +469,10 @@ void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
 				    damon_region_sz(biggest))
 					biggest = piece;
 			nr_units = damon_region_sz(biggest) / min_region_sz;
-			if (nr_units < 2)
+			if (nr_units < 2 ||
+			    !damon_split_region_at(t, biggest, min_region_sz *
+						   damon_random_units(nr_units)))
 				break;
-			damon_split_region_at(t, biggest, min_region_sz *
-					      damon_random_units(nr_units));
 		}
 	}
 }
@@ -494,6 +503,12 @@ unsigned long damon_region_sz_limit(const struct damon_ctx *ctx)
 	return max(total, ctx->min_region_sz);
 }
 
+/* @a / @b rounded up, for any @a (DIV_ROUND_UP() overflows near the top). */
+static unsigned long damon_div_round_up(unsigned long a, unsigned long b)
+{
+	return a / b + (a % b ? 1 : 0);
+}
+
 /**
  * damon_split_oversized_regions() - Cuts regions above the merge size limit.
  * @ctx:	The monitoring context.
@@ -520,11 +535,11 @@ void damon_split_oversized_regions(struct damon_ctx *ctx)
 			sz = damon_region_sz(r);
 			if (sz <= limit)
 				continue;
-			nr_pieces = DIV_ROUND_UP(sz, limit);
-			piece_sz = ALIGN(DIV_ROUND_UP(sz, nr_pieces), align);
+			nr_pieces = damon_div_round_up(sz, limit);
+			piece_sz = ALIGN(damon_div_round_up(sz, nr_pieces),
+					 align);
 			while (damon_region_sz(r) > piece_sz) {
-				damon_split_region_at(t, r, piece_sz);
-				if (list_next_entry(r, list) == next)
+				if (!damon_split_region_at(t, r, piece_sz))
 					break;	/* out of memory */
 				r = list_next_entry(r, list);
 			}

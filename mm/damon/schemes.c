@@ -595,6 +595,21 @@ static unsigned long damos_prepare_budget(const struct damos_quota *q,
 	return ALIGN_DOWN(q->esz - q->idled_sz, align);
 }
 
+/* Largest folio: what an action may take beyond a non-zero byte budget. */
+#define DAMOS_MAX_FOLIO_SZ	(PAGE_SIZE << MAX_PAGE_ORDER)
+
+/* @budget plus one folio (see &damos_apply_budget.max_sz). */
+static unsigned long damos_budget_and_folio(unsigned long budget)
+{
+	unsigned long sz;
+
+	if (!budget)
+		return 0;
+	if (check_add_overflow(budget, DAMOS_MAX_FOLIO_SZ, &sz))
+		return ULONG_MAX;
+	return sz;
+}
+
 /*
  * The operations stopped at @end (aligned down to @align) inside @r or at
  * its end: @r is cut there, keeping the part dealt with.  Returns where
@@ -637,9 +652,8 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	if (s->action == DAMOS_STAT || !ctx->ops.apply_scheme) {
 		/* Acts on nothing: only counts what it was tried on. */
 		if (sz > b.max_sz) {
-			damon_split_region_at(t, r, b.max_sz);
 			/* No memory to split: stop as if the quota ran out. */
-			if (damon_region_sz(r) != b.max_sz) {
+			if (!damon_split_region_at(t, r, b.max_sz)) {
 				damos_quota_out(s, t, r->ar.start);
 				return true;
 			}
@@ -654,9 +668,10 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
 		/* Within the budgets, whatever the backend says. */
 		b.sz_unjudged = min3(b.sz_unjudged, b.sz_tried,
-				     b.max_unjudged_sz);
-		b.sz_tried = b.sz_unjudged + min(b.sz_tried - b.sz_unjudged,
-						 b.max_sz);
+				     damos_budget_and_folio(b.max_unjudged_sz));
+		b.sz_tried = b.sz_unjudged +
+			min(b.sz_tried - b.sz_unjudged,
+			    damos_budget_and_folio(b.max_sz));
 		applied = min(applied, b.sz_tried - b.sz_unjudged);
 		cpu_ns = damos_action_clock_ns() - start_ns;
 		damos_quota_record_throughput(q, b.sz_tried, cpu_ns);
@@ -715,9 +730,13 @@ static bool damos_walk_target(struct damon_ctx *ctx, struct damon_target *t,
 			continue;
 		if (r->ar.start < from) {
 			sz_left = ALIGN_DOWN(from - r->ar.start, align);
-			/* Eligibility was judged on the whole region. */
+			/*
+			 * Eligibility was judged on the whole region.  With no
+			 * memory to cut it, it waits for a later window.
+			 */
 			if (sz_left) {
-				damon_split_region_at(t, r, sz_left);
+				if (!damon_split_region_at(t, r, sz_left))
+					continue;
 				r = list_next_entry(r, list);
 			}
 		}

@@ -266,6 +266,46 @@ static void damon_test_set_attrs_rescales(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->age, 8U);
 }
 
+static void damon_test_rescale(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, damon_rescale(10, 3, 2), 15U);
+	KUNIT_EXPECT_EQ(test, damon_rescale(0, 5, 0), 0U);
+	KUNIT_EXPECT_EQ(test, damon_rescale(7, 5, 0), UINT_MAX);
+	KUNIT_EXPECT_EQ(test, damon_rescale(UINT_MAX, ULONG_MAX, 1), UINT_MAX);
+	/* Products beyond 64 bits. */
+	KUNIT_EXPECT_EQ(test, damon_rescale(1000, 1ULL << 63, 1ULL << 62),
+			2000U);
+	KUNIT_EXPECT_EQ(test, damon_rescale(3, U64_MAX, U64_MAX), 3U);
+	KUNIT_EXPECT_EQ(test, damon_rescale(UINT_MAX, U64_MAX, U64_MAX),
+			UINT_MAX);
+	KUNIT_EXPECT_EQ(test, damon_rescale(1U << 31, 1ULL << 40, 1ULL << 41),
+			1U << 30);
+}
+
+/*
+ * Aggregation intervals of 2^32 us and more: ages follow them exactly,
+ * with no truncation to 32 bits on the way (which divided by zero).
+ */
+static void damon_test_set_attrs_huge_intervals(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_ctx(test);
+	struct damon_target *t = damon_test_add_target(test, ctx, 0, P);
+	struct damon_region *r = list_first_entry(&t->regions,
+						  struct damon_region, list);
+
+	damon_test_set_intervals(test, ctx, 5000, 3UL << 31);
+	r->age = 3000;
+	damon_test_set_intervals(test, ctx, 5000, 1UL << 31);
+	KUNIT_EXPECT_EQ(test, r->age, 9000U);
+	damon_test_set_intervals(test, ctx, 5000, 1UL << 33);
+	KUNIT_EXPECT_EQ(test, r->age, 2250U);
+	damon_test_set_intervals(test, ctx, 5000, 1UL << 32);
+	KUNIT_EXPECT_EQ(test, r->age, 4500U);
+	damon_test_set_intervals(test, ctx, ULONG_MAX, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, r->age, 0U);
+	KUNIT_EXPECT_EQ(test, damon_max_nr_accesses(&ctx->attrs), 1U);
+}
+
 static void damon_test_unit_conversions(struct kunit *test)
 {
 	struct damon_attrs attrs = {
@@ -422,6 +462,51 @@ static void damon_test_samples_to_skip(struct kunit *test)
 	ctx->window_nr_samples = 0;
 	ctx->now_us = 0;
 	KUNIT_EXPECT_EQ(test, damon_nr_samples_to_skip(ctx), 0U);
+}
+
+/* A window that never ends: skips all its samples but one, no wrap. */
+static void damon_test_samples_to_skip_endless_window(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 5000, ULONG_MAX);
+
+	damon_fake_ops_set_quiet_samples(UINT_MAX);
+	ctx->window_nr_samples = 0;
+	ctx->now_us = 1000;
+	ctx->next_aggregation_us = U64_MAX;
+	KUNIT_EXPECT_EQ(test, damon_nr_samples_to_skip(ctx), UINT_MAX - 1);
+	ctx->now_us = U64_MAX - 1;
+	KUNIT_EXPECT_EQ(test, damon_nr_samples_to_skip(ctx), 0U);
+}
+
+/* A sleep cut short counts only the samples whose time passed. */
+static void damon_test_count_slept_samples(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 5000, 100000);
+	static const struct {
+		unsigned int nr_skip;
+		u64 slept_us;
+		unsigned int left;
+	} cases[] = {
+		{ 19, 100000, 19 },	/* slept through */
+		{ 19, 120000, 19 },
+		{ 19, 50000, 9 },	/* 10 intervals: 9 skipped, 1 taken */
+		{ 19, 4999, 0 },	/* none passed: the one taken only */
+		{ 19, 0, 0 },
+		{ 0, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ctx->window_nr_samples = cases[i].nr_skip;
+		damon_count_slept_samples(ctx, cases[i].nr_skip,
+					  cases[i].slept_us);
+		KUNIT_EXPECT_EQ_MSG(test, ctx->window_nr_samples,
+				    cases[i].left, "case %u", i);
+	}
+	/* Samples taken before the skip stay counted. */
+	ctx->window_nr_samples = 5 + 10;
+	damon_count_slept_samples(ctx, 10, 0);
+	KUNIT_EXPECT_EQ(test, ctx->window_nr_samples, 5U);
 }
 
 /* === Start and stop === */
@@ -765,6 +850,59 @@ static void damon_test_call(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
 }
 
+/*
+ * A request queued while kdamond is busy between two sleeps (here in a slow
+ * prepare_access_checks()) finds it running, so its wakeup is lost: kdamond
+ * must still see it before it sleeps, not 30 s later.
+ */
+static void damon_test_call_while_busy(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 30 * USEC_PER_SEC,
+						    60 * USEC_PER_SEC);
+	struct damon_test_call c = {};
+	ktime_t start;
+
+	damon_fake_ops_delay_next_prepare(1000);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	msleep(200);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, damon_call(ctx, damon_test_call_fn, &c), 7);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), start), 10000);
+	KUNIT_EXPECT_EQ(test, c.nr_calls, 1U);
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+}
+
+/*
+ * Requests wake kdamond from sleeps through quiet samples, but do not end
+ * aggregation windows: ages keep counting windows of the aggregation
+ * interval however often a client calls.
+ */
+static void damon_test_calls_keep_windows(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 100000,
+						    3 * USEC_PER_SEC);
+	struct damon_test_hooks *h = damon_test_hook(test, ctx);
+	struct damon_test_call c = {};
+	ktime_t start;
+	s64 ms;
+	int i;
+
+	damon_fake_ops_set_quiet_samples(UINT_MAX);
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	start = ktime_get();
+	for (i = 0; i < 10; i++) {
+		KUNIT_EXPECT_EQ(test, damon_call(ctx, damon_test_call_fn, &c),
+				7);
+		msleep(50);
+	}
+	ms = ktime_ms_delta(ktime_get(), start);
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+	KUNIT_EXPECT_EQ(test, c.nr_calls, 10U);
+	/* One window at most per 3 s that passed, and one more started. */
+	KUNIT_EXPECT_LE(test, atomic_read(&h->nr_aggregations),
+			(int)(ms / 3000) + 1);
+}
+
 /* === damon_commit_ctx() === */
 
 struct damon_test_snapshot {
@@ -932,9 +1070,13 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_validate_attrs),
 	KUNIT_CASE(damon_test_set_attrs_invalid_keeps_old),
 	KUNIT_CASE(damon_test_set_attrs_rescales),
+	KUNIT_CASE(damon_test_rescale),
+	KUNIT_CASE(damon_test_set_attrs_huge_intervals),
 	KUNIT_CASE(damon_test_unit_conversions),
 	KUNIT_CASE(damon_test_scale_window_accesses),
 	KUNIT_CASE(damon_test_samples_to_skip),
+	KUNIT_CASE(damon_test_samples_to_skip_endless_window),
+	KUNIT_CASE(damon_test_count_slept_samples),
 	KUNIT_CASE(damon_test_nr_regions),
 	KUNIT_CASE(damon_test_ops_registry),
 	KUNIT_CASE(damon_test_start_stop),
@@ -951,6 +1093,8 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_targets_vanish),
 	KUNIT_CASE(damon_test_concurrent_start_stop),
 	KUNIT_CASE(damon_test_call),
+	KUNIT_CASE(damon_test_call_while_busy),
+	KUNIT_CASE(damon_test_calls_keep_windows),
 	KUNIT_CASE(damon_test_commit_running),
 	KUNIT_CASE(damon_test_commit_keeps_window),
 	KUNIT_CASE(damon_test_commit_targets),

@@ -3,6 +3,7 @@
  * A fake operations backend for the KUnit suites of DAMON; see fake-ops.h.
  */
 
+#include <linux/delay.h>
 #include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -31,6 +32,7 @@ static unsigned int damon_fake_unjudged_permil;
 static unsigned long damon_fake_clock_check_sz = PAGE_SIZE;
 static damon_fake_score_fn damon_fake_score;
 static unsigned int damon_fake_quiet;
+static unsigned int damon_fake_prepare_delay_ms;
 static u64 damon_fake_clock;
 static unsigned long damon_fake_nr_samples;
 static unsigned int damon_fake_nr_inits;
@@ -130,9 +132,13 @@ static void damon_fake_cleanup(struct damon_ctx *ctx)
 
 static void damon_fake_prepare_access_checks(struct damon_ctx *ctx)
 {
+	unsigned int delay_ms = xchg(&damon_fake_prepare_delay_ms, 0);
 	struct damon_target *t;
 	struct damon_region *r;
 	unsigned long sz;
+
+	if (delay_ms)
+		msleep(delay_ms);
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
@@ -296,6 +302,7 @@ void damon_fake_ops_reset(void)
 	damon_fake_clock_check_sz = PAGE_SIZE;
 	WRITE_ONCE(damon_fake_score, NULL);
 	WRITE_ONCE(damon_fake_quiet, 0);
+	WRITE_ONCE(damon_fake_prepare_delay_ms, 0);
 	damon_fake_clock = 0;
 	damon_fake_nr_samples = 0;
 	damon_fake_nr_inits = 0;
@@ -386,6 +393,20 @@ void damon_fake_ops_set_targets_valid(bool valid)
 void damon_fake_ops_set_quiet_samples(unsigned int nr)
 {
 	WRITE_ONCE(damon_fake_quiet, nr);
+}
+
+/**
+ * damon_fake_ops_delay_next_prepare() - Makes the next prepare_access_checks()
+ * take a while.
+ * @ms:	Milliseconds it sleeps (uninterruptibly) before its work.
+ *
+ * For tests of what happens while kdamond is busy between two sleeps.
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_delay_next_prepare(unsigned int ms)
+{
+	WRITE_ONCE(damon_fake_prepare_delay_ms, ms);
 }
 
 /**

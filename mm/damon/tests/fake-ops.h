@@ -68,6 +68,7 @@ int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
 				 unsigned int every);
 void damon_fake_ops_set_targets_valid(bool valid);
 void damon_fake_ops_set_quiet_samples(unsigned int nr);
+void damon_fake_ops_delay_next_prepare(unsigned int ms);
 void damon_fake_ops_set_cost_ns_per_byte(u64 ns);
 void damon_fake_ops_set_applied_permil(unsigned int permil);
 void damon_fake_ops_set_tried_permil(unsigned int permil);

@@ -7,6 +7,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -819,6 +820,106 @@ static void damos_test_resumption_covers_all(struct kunit *test)
 	}
 	for (i = 0; i < nr_pages; i++)
 		KUNIT_EXPECT_EQ_MSG(test, visits[i], 7UL, "page %u", i);
+}
+
+#if IS_ENABLED(CONFIG_FAILSLAB) && IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS)
+/*
+ * failslab leaves allocations that may sleep alone unless told otherwise
+ * (its "ignore-gfp-wait" knob, a bool kept in the debugfs file's inode).
+ */
+static bool *damos_test_failslab_ignore_gfp_wait(void)
+{
+	struct dentry *dir, *knob;
+	bool *ignore = NULL;
+
+	dir = debugfs_lookup("failslab", NULL);
+	if (IS_ERR_OR_NULL(dir))
+		return NULL;
+	knob = debugfs_lookup("ignore-gfp-wait", dir);
+	if (!IS_ERR_OR_NULL(knob)) {
+		ignore = d_inode(knob)->i_private;
+		dput(knob);
+	}
+	dput(dir);
+	return ignore;
+}
+
+static void damos_test_no_more_failures(void)
+{
+	current->fail_nth = 0;
+}
+
+static void damos_test_stop_failing(void *ignore)
+{
+	damos_test_no_more_failures();
+	*(bool *)ignore = true;
+}
+
+/* Makes the @nth slab allocation of the test's thread from now on fail. */
+static void damos_test_fail_nth_alloc(struct kunit *test, unsigned int nth)
+{
+	bool *ignore = damos_test_failslab_ignore_gfp_wait();
+
+	if (!ignore)
+		kunit_skip(test, "failslab has no ignore-gfp-wait knob");
+	*ignore = false;
+	damos_test_defer(test, damos_test_stop_failing, ignore);
+	current->fail_nth = nth;
+}
+#else
+static void damos_test_no_more_failures(void)
+{
+}
+
+static void damos_test_fail_nth_alloc(struct kunit *test, unsigned int nth)
+{
+	kunit_skip(test, "needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS");
+}
+#endif
+
+/*
+ * The walk resumes inside a region and cuts it there; with no memory for
+ * the cut, the region waits for a later window, and the walk does not step
+ * past the last region of the target.
+ */
+static void damos_test_resume_cut_fails(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = 4 * PAGE_SIZE,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	const unsigned long end = 16 * PAGE_SIZE;
+	struct damon_fake_applied rec;
+	struct damon_target *t;
+	struct damon_region *r;
+
+	t = damos_test_target(test, ctx, 0, 1, end);
+	damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
+	damos_apply_schemes(ctx);
+	damos_test_next_window();
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	/* The regions merged again: the next window resumes inside one. */
+	damon_destroy_regions_of(t);
+	r = damon_new_region(0, end);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	damon_add_region(r, t);
+
+	damos_test_fail_nth_alloc(test, 1);
+	damos_apply_schemes(ctx);
+	damos_test_no_more_failures();
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	KUNIT_EXPECT_EQ(test, t->nr_regions, 1U);
+	KUNIT_EXPECT_EQ(test, r->ar.start, 0UL);
+	KUNIT_EXPECT_EQ(test, r->ar.end, end);
+
+	/* With memory again, it resumes where it stopped. */
+	damos_test_next_window();
+	damos_apply_schemes(ctx);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, rec.end, 8 * PAGE_SIZE);
 }
 
 static int damos_test_score_by_age(const struct damon_region *r,
@@ -1754,6 +1855,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_quota_set_later),
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
+	KUNIT_CASE(damos_test_resume_cut_fails),
 	KUNIT_CASE(damos_test_highest_score_first),
 	KUNIT_CASE(damos_test_higher_score_reserved),
 	KUNIT_CASE(damos_test_zero_score_skipped),
