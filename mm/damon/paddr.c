@@ -852,7 +852,11 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 	unjudged = !po->idle_only && !folio_test_idle(folio);
 	used = unjudged ? po->nr_unjudged : po->nr_tried - po->nr_unjudged;
 	max = unjudged ? po->max_unjudged : po->max_judged;
-	if (nr_pages > max - used) {
+	/*
+	 * The first folio of a pass goes whole, even beyond the budget: a
+	 * large one would otherwise stop every pass that reaches it.
+	 */
+	if (nr_pages > max - used && (used || !max)) {
 		po->stopped = true;
 		folio_put(folio);
 		return 0;
@@ -969,8 +973,10 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 			cond_resched();
 			/* Let a stop request end a long pass early. */
 			if ((current->flags & PF_KTHREAD) &&
-			    kthread_should_stop())
+			    kthread_should_stop()) {
+				po.stopped = true;
 				break;
+			}
 		}
 	}
 	damon_paddr_pageout_flush(&po);
@@ -1052,7 +1058,7 @@ unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 	u64 weight_freq = quota->weight_nr_accesses;
 	u64 weight_age = quota->weight_age;
 	u64 weight_sz = quota->weight_sz;
-	u64 age_ms, sum, weights;
+	u64 age_us, age_ms, sum, weights;
 
 	if (!max_nr)
 		freq = DAMON_PADDR_SUBSCORE_MAX;
@@ -1060,7 +1066,11 @@ unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 		freq = div_u64((u64)(max_nr - min(r->nr_accesses, max_nr)) *
 			       DAMON_PADDR_SUBSCORE_MAX, max_nr);
 
-	age_ms = mul_u64_u32_div(attrs->aggr_interval, r->age, USEC_PER_MSEC);
+	/* Saturated: any age beyond 2^20 ms scores the same. */
+	if (check_mul_overflow((u64)attrs->aggr_interval, (u64)r->age,
+			       &age_us))
+		age_us = U64_MAX;
+	age_ms = div_u64(age_us, USEC_PER_MSEC);
 	age = damon_paddr_log2_subscore(age_ms, DAMON_PADDR_AGE_MS_LOG2_MAX);
 	if (freq < DAMON_PADDR_SUBSCORE_MAX / 2)
 		age = DAMON_PADDR_SUBSCORE_MAX - age;
@@ -1085,10 +1095,12 @@ unsigned int damon_paddr_coldness_score(const struct damon_attrs *attrs,
 /*
  * Looks at the sampled page of @r and at pages spread evenly from it around
  * the region, without taking references, and returns how many of them look
- * reclaimable.  The same region state always gives the same answer, as the
- * DAMOS engine may ask for a score more than once per application.
+ * reclaimable and pass the filters of @s.  The same region state always
+ * gives the same answer, as the DAMOS engine may ask for a score more than
+ * once per application.
  */
-static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r)
+static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r,
+						      struct damos *s)
 {
 	unsigned long first = PHYS_PFN(r->ar.start);
 	unsigned long nr_pfns = PHYS_PFN(r->ar.end) - first;
@@ -1101,10 +1113,15 @@ static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r)
 		offset = 0;
 	for (i = 0; i < DAMON_PADDR_NR_PROBES; i++) {
 		unsigned long step = nr_pfns / DAMON_PADDR_NR_PROBES * i;
+		struct folio *folio;
 		struct page *page;
 
 		page = pfn_to_online_page(first + (offset + step) % nr_pfns);
-		if (page && damon_paddr_folio_reclaimable(page_folio(page)))
+		if (!page)
+			continue;
+		folio = page_folio(page);
+		if (damon_paddr_folio_reclaimable(folio) &&
+		    !damos_filter_out_folio(s, folio))
 			nr++;
 	}
 	return nr;
@@ -1112,17 +1129,18 @@ static unsigned int damon_paddr_nr_reclaimable_probes(struct damon_region *r)
 
 /*
  * The pageout score is the coldness, scaled by the share of the region that
- * looks reclaimable.  Free memory, kernel memory and mlocked memory look as
- * cold as it gets, but paging them out achieves nothing: without this, the
- * quota would be spent on them first.  A region with nothing reclaimable in
- * sight scores 0; any other cold region at least 1.
+ * looks reclaimable.  Free memory, kernel memory, mlocked memory and memory
+ * the filters keep look as cold as it gets, but paging them out achieves
+ * nothing: without this, the quota would be spent on them first.  A region
+ * with nothing reclaimable in sight scores 0; any other cold region at
+ * least 1.
  */
 static int damon_paddr_pageout_score(struct damon_ctx *ctx,
 				     struct damon_region *r, struct damos *s)
 {
 	unsigned int coldness = damon_paddr_coldness_score(&ctx->attrs, r,
 							   &s->quota);
-	unsigned int nr = damon_paddr_nr_reclaimable_probes(r);
+	unsigned int nr = damon_paddr_nr_reclaimable_probes(r, s);
 
 	if (!nr || !coldness)
 		return 0;

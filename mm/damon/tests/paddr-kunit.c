@@ -8,10 +8,12 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/damon.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -834,6 +836,143 @@ static void damon_paddr_test_stat_cold(struct kunit *test)
 }
 
 /*
+ * With skip_anon, anonymous memory is filtered out: a region of it offers
+ * the action nothing, so it scores 0, as free memory does, and is neither
+ * made idle ahead nor charged to the quota.
+ */
+static void damon_paddr_test_filtered_scores_zero(struct kunit *test)
+{
+	static const char data[] = "anonymous";
+	struct damos_filter *filter;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	struct folio *folio;
+	unsigned long addr;
+	struct damos *s;
+
+	if (!IS_ENABLED(CONFIG_SWAP))
+		kunit_skip(test, "needs CONFIG_SWAP");
+	folio = damon_paddr_test_anon_folio(test, data, sizeof(data), &addr);
+	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
+	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	r->age = 100;
+	damon_paddr_test_pretend_swap(1);
+	KUNIT_EXPECT_GT(test, ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
+	filter = damos_new_filter(DAMOS_FILTER_TYPE_ANON, true);
+	KUNIT_ASSERT_NOT_NULL(test, filter);
+	damos_add_filter(s, filter);
+	KUNIT_EXPECT_EQ(test, ctx->ops.get_scheme_score(ctx, NULL, r, s), 0);
+	damon_paddr_test_pretend_swap(-1);
+	damos_destroy_filter(filter);
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
+}
+
+/*
+ * A folio larger than the budget is taken whole when it comes first in a
+ * pass: a small quota must not stop at a huge page for good.  After it,
+ * the pass stops at the budget as usual.
+ */
+static void damon_paddr_test_large_folio_first(struct kunit *test)
+{
+	static const char data[] = "huge";
+	struct damos_apply_budget b;
+	struct damon_region *r;
+	struct damon_ctx *ctx;
+	unsigned long addr;
+	struct folio *folio;
+	struct page *page;
+	struct damos *s;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) || !IS_ENABLED(CONFIG_SWAP))
+		kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE and CONFIG_SWAP");
+	addr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "kunit_vm_mmap() failed");
+	addr = ALIGN(addr, HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, data,
+					   sizeof(data)), 0UL);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	folio = page_folio(page);
+	lru_add_drain_all();
+	if (!folio_test_large(folio) || !folio_test_lru(folio)) {
+		folio_put(folio);
+		kunit_skip(test, "no huge page on an LRU list");
+	}
+
+	ctx = damon_paddr_test_ctx(test, folio_pfn(folio), &r);
+	s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	damon_paddr_test_pretend_swap(1);
+	b = damon_paddr_test_budget(r, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
+	damon_paddr_test_pretend_swap(-1);
+	/* Never made idle: made idle, whole. */
+	KUNIT_EXPECT_EQ(test, b.sz_unjudged, folio_size(folio));
+	KUNIT_EXPECT_EQ(test, b.sz_tried, folio_size(folio));
+	KUNIT_EXPECT_EQ(test, b.end, r->ar.end);
+	KUNIT_EXPECT_TRUE(test, folio_test_idle(folio));
+	damon_destroy_ctx(ctx);
+	folio_put(folio);
+}
+
+/* What a pass run by damon_paddr_test_stopped_pass_fn() got and did. */
+struct damon_paddr_test_pass {
+	struct damon_ctx *ctx;
+	struct damon_region *r;
+	struct damos *s;
+	struct damos_apply_budget b;
+	struct completion started;
+};
+
+/* Waits to be told to stop, then makes a region idle ahead. */
+static int damon_paddr_test_stopped_pass_fn(void *data)
+{
+	struct damon_paddr_test_pass *pass = data;
+
+	complete(&pass->started);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	pass->ctx->ops.idle_ahead(pass->ctx, NULL, pass->r, pass->s, &pass->b);
+	return 0;
+}
+
+/*
+ * A pass over a region ends early when its kdamond is asked to stop, and
+ * says where it stopped: the rest of the region was not dealt with.
+ */
+static void damon_paddr_test_pass_stops(struct kunit *test)
+{
+	const unsigned int order = 10;
+	struct damon_paddr_test_pass pass;
+	struct task_struct *task;
+	struct damon_region *r;
+	struct page *page;
+
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
+	if (!page)
+		kunit_skip(test, "no free 4 MiB block");
+	pass.ctx = damon_paddr_test_ctx(test, page_to_pfn(page), &r);
+	/* Twice the block: a pass looks at a stop request every 4 MiB. */
+	r->ar.end = r->ar.start + (PAGE_SIZE << (order + 1));
+	pass.r = r;
+	pass.s = damon_paddr_test_scheme(test, DAMOS_PAGEOUT);
+	pass.b = damon_paddr_test_budget(r, ULONG_MAX);
+	init_completion(&pass.started);
+
+	task = kthread_run(damon_paddr_test_stopped_pass_fn, &pass,
+			   "damon-paddr-kunit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* Stopped before it ran, it would not run at all. */
+	wait_for_completion(&pass.started);
+	KUNIT_EXPECT_EQ(test, kthread_stop(task), 0);
+	KUNIT_EXPECT_GE(test, pass.b.end, r->ar.start);
+	KUNIT_EXPECT_LT(test, pass.b.end, r->ar.end);
+	damon_destroy_ctx(pass.ctx);
+	__free_pages(page, order);
+}
+
+/*
  * Under a time limit, pageout reclaims batches the time left buys at the
  * cost of the last one: between SWAP_CLUSTER_MAX folios (so that a pass
  * goes on measuring) and 512 (one TLB flush per 2 MiB of base pages).
@@ -875,6 +1014,9 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_pageout_without_swap),
 	KUNIT_CASE(damon_paddr_test_put_off_flush),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
+	KUNIT_CASE(damon_paddr_test_filtered_scores_zero),
+	KUNIT_CASE(damon_paddr_test_large_folio_first),
+	KUNIT_CASE(damon_paddr_test_pass_stops),
 	{},
 };
 
