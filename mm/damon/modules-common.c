@@ -12,8 +12,10 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
+#include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/printk.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "modules-common.h"
@@ -27,8 +29,9 @@
  * @max:	Largest acceptable value.
  * @res:	Where the value is stored on success; untouched on failure.
  *
- * Accepts what kstrtoul() with base 0 accepts (decimal, 0x hexadecimal or
- * 0 octal, and one trailing newline).
+ * Accepts a decimal number, or a hexadecimal one after "0x", and one
+ * trailing newline; no sign.  Leading zeros do not make a number octal:
+ * "0100" is one hundred, as a reader of the value would take it.
  *
  * Context: Any context.
  * Return: 0 on success, -EINVAL if @val is missing, malformed, too large for
@@ -37,9 +40,15 @@
 int damon_modules_parse_ulong(const char *val, unsigned long min,
 			      unsigned long max, unsigned long *res)
 {
+	unsigned int base = 10;
 	unsigned long v;
 
-	if (!val || kstrtoul(val, 0, &v))
+	/* kstrtoul() takes a "+" (and skips the "0x" of base 16 itself). */
+	if (!val || val[0] == '+')
+		return -EINVAL;
+	if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
+		base = 16;
+	if (kstrtoul(val, base, &v))
 		return -EINVAL;
 	if (v < min || v > max)
 		return -EINVAL;
@@ -105,6 +114,23 @@ const struct kernel_param_ops damon_modules_bool_param_ops = {
 	.flags = KERNEL_PARAM_OPS_FL_NOARG,
 	.set = damon_modules_bool_param_set,
 	.get = damon_modules_bool_param_get,
+};
+
+/*
+ * Read-only parameters (0400) can still be given on the kernel command line,
+ * and root may write them: the kernel calls .set for both.
+ */
+static int damon_modules_read_only_set(const char *val,
+				       const struct kernel_param *kp)
+{
+	pr_warn_ratelimited("%s is read-only: the value given is ignored\n",
+			    kp->name);
+	return -EPERM;
+}
+
+const struct kernel_param_ops damon_modules_read_only_ulong_ops = {
+	.set = damon_modules_read_only_set,
+	.get = param_get_ulong,
 };
 
 /* === Values that are only invalid together === */
@@ -194,6 +220,119 @@ void damon_modules_report_inputs(const char *module,
 		       module, in->region_start, in->region_end);
 }
 
+/* === The memory watched: System RAM === */
+
+/**
+ * damon_modules_ram_ranges() - The System RAM within a physical range.
+ * @start:	First address of the range; 0 with @end 0 for all memory.
+ * @end:	First address past the range.
+ * @rangesp:	Where an array of the ranges found is stored, to be freed
+ *		with kfree() by the caller.
+ *
+ * Physical addresses outside System RAM (holes, device memory) hold nothing
+ * DAMON could page out, and watching them would only cost sampling time.
+ *
+ * Context: Process context, may sleep.
+ * Return: the number of ranges (at least 1), -ENOENT if the range holds no
+ * System RAM, -ENOMEM if out of memory.
+ */
+int damon_modules_ram_ranges(unsigned long start, unsigned long end,
+			     struct damon_addr_range **rangesp)
+{
+	struct damon_addr_range *ranges = NULL;
+	int nr, room = 0, i, kept = 0;
+
+	/* Memory may be hotplugged between counting and filling: retry. */
+	while ((nr = damon_paddr_system_ram_ranges(ranges, room)) > room) {
+		kfree(ranges);
+		ranges = kcalloc(nr, sizeof(*ranges), GFP_KERNEL);
+		if (!ranges)
+			return -ENOMEM;
+		room = nr;
+	}
+	if (!start && !end)
+		end = ULONG_MAX;
+	for (i = 0; i < nr; i++) {
+		ranges[kept].start = max(ranges[i].start, start);
+		ranges[kept].end = min(ranges[i].end, end);
+		if (ranges[kept].start < ranges[kept].end)
+			kept++;
+	}
+	if (!kept) {
+		kfree(ranges);
+		return -ENOENT;
+	}
+	*rangesp = ranges;
+	return kept;
+}
+
+/* The ranges a target is to cover, handed to kdamond by damon_call(). */
+struct damon_modules_ram {
+	struct damon_addr_range *ranges;
+	int nr;
+};
+
+static int damon_modules_set_ram_fn(struct damon_ctx *ctx, void *data)
+{
+	struct damon_modules_ram *ram = data;
+	struct damon_target *t;
+
+	t = list_first_entry_or_null(&ctx->targets, struct damon_target, list);
+	if (!t)
+		return -ENOENT;
+	return damon_set_regions(t, ram->ranges, ram->nr, ctx->min_region_sz);
+}
+
+/* Makes the target of @r->ctx follow System RAM within @r->applied. */
+static void damon_modules_follow_ram(struct damon_modules_runner *r)
+{
+	struct damon_modules_ram ram;
+	unsigned long sz = 0;
+	int i, err;
+
+	lockdep_assert_held(&r->lock);
+	ram.nr = damon_modules_ram_ranges(r->applied.start, r->applied.end,
+					  &ram.ranges);
+	if (ram.nr < 0) {
+		pr_warn("%s: System RAM changed, and none is left to watch (%d)\n",
+			r->name, ram.nr);
+		return;
+	}
+	err = damon_call(r->ctx, damon_modules_set_ram_fn, &ram);
+	for (i = 0; i < ram.nr; i++)
+		sz += ram.ranges[i].end - ram.ranges[i].start;
+	kfree(ram.ranges);
+	if (err)
+		pr_warn("%s: System RAM changed, but watching it failed (%d)\n",
+			r->name, err);
+	else
+		pr_info("%s: System RAM changed: watching %d range(s), %lu MiB\n",
+			r->name, ram.nr, sz >> 20);
+}
+
+static void damon_modules_ram_work_fn(struct work_struct *work)
+{
+	struct damon_modules_runner *r =
+		container_of(work, struct damon_modules_runner, ram_work);
+
+	mutex_lock(&r->lock);
+	if (r->ctx && damon_is_running(r->ctx))
+		damon_modules_follow_ram(r);
+	mutex_unlock(&r->lock);
+}
+
+/* Memory hotplug: runs with the hotplug lock held, so defers the work. */
+static int damon_modules_ram_notify(struct notifier_block *nb,
+				    unsigned long action, void *arg)
+{
+	struct damon_modules_runner *r =
+		container_of(nb, struct damon_modules_runner, ram_nb);
+
+	if (action == MEM_ONLINE || action == MEM_OFFLINE)
+		schedule_work(&r->ram_work);
+	return NOTIFY_OK;
+}
+
 /* === Life cycle: enabled, commit_inputs, kdamond_pid === */
 
 /* Builds a context from the parameters and commits it into @r->ctx. */
@@ -208,10 +347,14 @@ static int damon_modules_apply(struct damon_modules_runner *r)
 		return PTR_ERR(params);
 	err = damon_commit_ctx(r->ctx, params);
 	damon_destroy_ctx(params);
-	if (err)
+	if (err) {
 		pr_err("%s: applying the parameters failed (%d)\n", r->name,
 		       err);
-	return err;
+		return err;
+	}
+	r->applied.start = r->inputs->region_start;
+	r->applied.end = r->inputs->region_end;
+	return 0;
 }
 
 /*
@@ -266,6 +409,11 @@ int damon_modules_runner_init(struct damon_modules_runner *r,
 			      struct damon_ctx *ctx)
 {
 	int err = 0;
+
+	INIT_WORK(&r->ram_work, damon_modules_ram_work_fn);
+	r->ram_nb.notifier_call = damon_modules_ram_notify;
+	if (register_memory_notifier(&r->ram_nb))
+		pr_warn("%s: memory hotplug will not be followed\n", r->name);
 
 	kernel_param_lock(THIS_MODULE);
 	mutex_lock(&r->lock);
@@ -444,5 +592,6 @@ static int damon_modules_kdamond_pid_get(char *buffer,
 }
 
 const struct kernel_param_ops damon_modules_kdamond_pid_ops = {
+	.set = damon_modules_read_only_set,
 	.get = damon_modules_kdamond_pid_get,
 };

@@ -13,6 +13,8 @@
 #include <linux/limits.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/workqueue.h>
 
 /* === Parameters validated when written === */
 
@@ -74,6 +76,12 @@ extern const struct kernel_param_ops damon_modules_bool_param_ops;
 	module_param_cb(name, &damon_modules_bool_param_ops,		\
 			&damon_modules_param_##name, 0600)
 
+/*
+ * An unsigned long statistic, read-only (0400): a value given on the kernel
+ * command line or written by root is refused with a log line.
+ */
+extern const struct kernel_param_ops damon_modules_read_only_ulong_ops;
+
 /* Bounds of the parameters every module shares. */
 #define DAMON_MODULES_MIN_NR_REGIONS	3UL
 #define DAMON_MODULES_MAX_NR_REGIONS	((unsigned long)UINT_MAX)
@@ -109,6 +117,8 @@ struct damon_modules_common_inputs {
 
 unsigned int
 damon_modules_check_inputs(const struct damon_modules_common_inputs *in);
+int damon_modules_ram_ranges(unsigned long start, unsigned long end,
+			     struct damon_addr_range **rangesp);
 void damon_modules_report_inputs(const char *module,
 				 const struct damon_modules_common_inputs *in,
 				 unsigned int errors);
@@ -134,6 +144,15 @@ bool damon_modules_region_is_set(const struct damon_modules_common_inputs *in);
  * @boot_refused: Name of a parameter whose write was refused, or NULL.  A
  *		boot command line with a refused parameter does not enable
  *		the module.
+ * @inputs:	The module's shared parameters, as the user sets them.
+ * @applied:	monitor_region_start and monitor_region_end as last applied
+ *		to @ctx (both 0: all System RAM); under @lock.
+ * @ram_nb:	Memory hotplug notifier: System RAM that comes or goes is
+ *		watched or dropped by @ctx while it runs.
+ * @ram_work:	Applies a change of System RAM to @ctx, out of the
+ *		notifier's context.
+ *
+ * The first target of @ctx covers the System RAM within @applied.
  */
 struct damon_modules_runner {
 	const char *name;
@@ -143,13 +162,18 @@ struct damon_modules_runner {
 	bool ready;
 	bool boot_enable;
 	const char *boot_refused;
+	const struct damon_modules_common_inputs *inputs;
+	struct damon_addr_range applied;
+	struct notifier_block ram_nb;
+	struct work_struct ram_work;
 };
 
-#define DAMON_MODULES_RUNNER_INIT(runner, module, build)		\
+#define DAMON_MODULES_RUNNER_INIT(runner, module, build, common_inputs)	\
 	{								\
 		.name = (module),					\
 		.build_ctx = (build),					\
 		.lock = __MUTEX_INITIALIZER((runner).lock),		\
+		.inputs = (common_inputs),				\
 	}
 
 int damon_modules_runner_init(struct damon_modules_runner *r,

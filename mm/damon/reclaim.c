@@ -30,9 +30,12 @@
 
 static struct damon_ctx *damon_reclaim_build_ctx(void);
 
+static struct damon_reclaim_inputs damon_reclaim_in;
+
 static struct damon_modules_runner damon_reclaim_runner =
 	DAMON_MODULES_RUNNER_INIT(damon_reclaim_runner, "damon_reclaim",
-				  damon_reclaim_build_ctx);
+				  damon_reclaim_build_ctx,
+				  &damon_reclaim_in.common);
 
 /* Refused writes are recorded here so a bad boot line does not enable. */
 #define DAMON_RECLAIM_REFUSED	(&damon_reclaim_runner.boot_refused)
@@ -168,16 +171,17 @@ module_param_cb(kdamond_pid, &damon_modules_kdamond_pid_ops,
 /* What the scheme did, copied from it by kdamond every aggregation. */
 static struct damos_stat damon_reclaim_stat;
 
-module_param_named(nr_reclaim_tried_regions, damon_reclaim_stat.nr_tried,
-		   ulong, 0400);
-module_param_named(bytes_reclaim_tried_regions, damon_reclaim_stat.sz_tried,
-		   ulong, 0400);
-module_param_named(nr_reclaimed_regions, damon_reclaim_stat.nr_applied,
-		   ulong, 0400);
-module_param_named(bytes_reclaimed_regions, damon_reclaim_stat.sz_applied,
-		   ulong, 0400);
-module_param_named(nr_quota_exceeds, damon_reclaim_stat.qt_exceeds, ulong,
-		   0400);
+module_param_cb(nr_reclaim_tried_regions, &damon_modules_read_only_ulong_ops,
+		&damon_reclaim_stat.nr_tried, 0400);
+module_param_cb(bytes_reclaim_tried_regions,
+		&damon_modules_read_only_ulong_ops,
+		&damon_reclaim_stat.sz_tried, 0400);
+module_param_cb(nr_reclaimed_regions, &damon_modules_read_only_ulong_ops,
+		&damon_reclaim_stat.nr_applied, 0400);
+module_param_cb(bytes_reclaimed_regions, &damon_modules_read_only_ulong_ops,
+		&damon_reclaim_stat.sz_applied, 0400);
+module_param_cb(nr_quota_exceeds, &damon_modules_read_only_ulong_ops,
+		&damon_reclaim_stat.qt_exceeds, 0400);
 
 /* === Checking and building === */
 
@@ -292,35 +296,24 @@ fail:
 	return NULL;
 }
 
+/* The System RAM within monitor_region_start and _end, or all of it. */
 static int damon_reclaim_set_regions(struct damon_ctx *ctx,
 				     struct damon_target *t,
 				     const struct damon_reclaim_inputs *in)
 {
-	struct damon_addr_range *ranges = NULL;
-	struct damon_addr_range one;
-	int nr, room = 0;
-	int err;
+	struct damon_addr_range *ranges;
+	int nr, err;
 
-	if (damon_modules_region_is_set(&in->common)) {
-		one.start = in->common.region_start;
-		one.end = in->common.region_end;
-		return damon_set_regions(t, &one, 1, ctx->min_region_sz);
+	nr = damon_modules_ram_ranges(in->common.region_start,
+				      in->common.region_end, &ranges);
+	if (nr == -ENOENT) {
+		pr_err("no System RAM between monitor_region_start (%#lx) and monitor_region_end (%#lx)\n",
+		       in->common.region_start, in->common.region_end);
+		return -EINVAL;
 	}
-
-	/* Memory may be hotplugged between counting and filling: retry. */
-	while ((nr = damon_paddr_system_ram_ranges(ranges, room)) > room) {
-		kfree(ranges);
-		ranges = kcalloc(nr, sizeof(*ranges), GFP_KERNEL);
-		if (!ranges)
-			return -ENOMEM;
-		room = nr;
-	}
-	if (nr <= 0) {
-		pr_err("no System RAM range found\n");
-		err = -ENOENT;
-	} else {
-		err = damon_set_regions(t, ranges, nr, ctx->min_region_sz);
-	}
+	if (nr < 0)
+		return nr;
+	err = damon_set_regions(t, ranges, nr, ctx->min_region_sz);
 	kfree(ranges);
 	return err;
 }

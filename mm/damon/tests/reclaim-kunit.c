@@ -28,6 +28,14 @@ static void damon_modules_test_parse_ulong(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, 10UL);
 	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0x10", 0, 100, &v), 0);
 	KUNIT_EXPECT_EQ(test, v, 16UL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0X1f\n", 0, 100, &v),
+			0);
+	KUNIT_EXPECT_EQ(test, v, 31UL);
+	/* Leading zeros are decimal, not octal. */
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0100", 0, 1000, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 100UL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("09", 0, 10, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 9UL);
 	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("18446744073709551615",
 							0, ULONG_MAX, &v), 0);
 	KUNIT_EXPECT_EQ(test, v, ULONG_MAX);
@@ -50,6 +58,15 @@ static void damon_modules_test_parse_ulong(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong(" 5", 0, ULONG_MAX, &v),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong(NULL, 0, ULONG_MAX, &v),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0x", 0, ULONG_MAX, &v),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("+5", 0, ULONG_MAX, &v),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0x1g", 0, ULONG_MAX,
+							&v), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_modules_parse_ulong("0x10000000000000000",
+							0, ULONG_MAX, &v),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, v, 7UL);
 }
@@ -278,6 +295,43 @@ static void damon_modules_test_boot_enable_remembered(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_STREQ(test, r->boot_refused, "test.enabled");
 	KUNIT_EXPECT_TRUE(test, r->boot_enable);
+}
+
+/*
+ * The boot command line parser calls .set of any parameter it is given,
+ * read-only ones included, and so may root through sysfs: every parameter
+ * of DAMON_RECLAIM has one, and the read-only ones refuse any value.
+ */
+static void damon_reclaim_test_every_param_has_set(struct kunit *test)
+{
+	static const char prefix[] = "damon_reclaim.";
+	const struct kernel_param *kp;
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *before = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned int nr = 0, nr_read_only = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	for (kp = __start___param; kp < __stop___param; kp++) {
+		if (strncmp(kp->name, prefix, strlen(prefix)))
+			continue;
+		nr++;
+		KUNIT_EXPECT_NOT_NULL_MSG(test, kp->ops->set, "%s", kp->name);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, kp->ops->get, "%s", kp->name);
+		if ((kp->perm & 0222) || !kp->ops->set || !kp->ops->get)
+			continue;
+		nr_read_only++;
+		kp->ops->get(before, kp);
+		KUNIT_EXPECT_EQ_MSG(test, kp->ops->set("5", kp), -EPERM, "%s",
+				    kp->name);
+		KUNIT_EXPECT_EQ_MSG(test, kp->ops->set(NULL, kp), -EPERM, "%s",
+				    kp->name);
+		kp->ops->get(buf, kp);
+		KUNIT_EXPECT_STREQ_MSG(test, buf, before, "%s", kp->name);
+	}
+	/* 18 tunables, enabled, commit_inputs and 6 read-only. */
+	KUNIT_EXPECT_EQ(test, nr, 26U);
+	KUNIT_EXPECT_EQ(test, nr_read_only, 6U);
 }
 
 static void damon_modules_test_boot_refused_stays_off(struct kunit *test)
@@ -540,6 +594,7 @@ static void damon_reclaim_test_goals_and_filter(struct kunit *test)
 static struct kunit_case damon_reclaim_test_cases[] = {
 	KUNIT_CASE(damon_modules_test_parse_ulong),
 	KUNIT_CASE(damon_modules_test_ulong_param_ops),
+	KUNIT_CASE(damon_reclaim_test_every_param_has_set),
 	KUNIT_CASE(damon_modules_test_bool_param_ops),
 	KUNIT_CASE(damon_modules_test_check_intervals),
 	KUNIT_CASE(damon_modules_test_check_nr_regions),
