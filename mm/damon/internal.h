@@ -7,7 +7,9 @@
 #define _MM_DAMON_INTERNAL_H
 
 #include <linux/damon.h>
+#include <linux/kthread.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 
 /* === regions.c: region bookkeeping and the adaptive algorithm === */
 
@@ -100,6 +102,20 @@ bool damos_wmarks_decide(const struct damos_watermarks *wm,
 bool damos_scheme_active(const struct damos *s);
 
 /* === core.c === */
+
+/* Regions a loop of kdamond goes through between two chances to stop. */
+#define DAMON_STOP_CHECK_REGIONS	1024
+
+/*
+ * Lets a long loop over the regions give up the CPU, and tells whether the
+ * kdamond running it is asked to stop, so that damon_stop() stays prompt
+ * with many regions.  Any thread may call it: only a kthread can be asked.
+ */
+static inline bool damon_loop_should_stop(void)
+{
+	cond_resched();
+	return (current->flags & PF_KTHREAD) && kthread_should_stop();
+}
 
 /* Converts microseconds to whole aggregation windows, never dividing by 0. */
 unsigned int damon_us_to_aggr_windows(const struct damon_attrs *attrs,

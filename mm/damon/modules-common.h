@@ -84,7 +84,12 @@ extern const struct kernel_param_ops damon_modules_read_only_ulong_ops;
 
 /* Bounds of the parameters every module shares. */
 #define DAMON_MODULES_MIN_NR_REGIONS	3UL
-#define DAMON_MODULES_MAX_NR_REGIONS	((unsigned long)UINT_MAX)
+/*
+ * Each region costs a page check per sample and its bookkeeping: beyond this
+ * many, a sample takes longer than kdamond can stay responsive (to a stop or
+ * a commit) on a slow or debug kernel, for no finer a picture of memory.
+ */
+#define DAMON_MODULES_MAX_NR_REGIONS	65536UL
 #define DAMON_MODULES_MAX_WMARK_PERMIL	1000UL
 
 /* === Values that are only invalid together === */

@@ -20,7 +20,6 @@
 #include <linux/hugetlb.h>
 #include <linux/init.h>
 #include <linux/ioport.h>
-#include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -602,13 +601,20 @@ static void damon_paddr_prepare_access_checks(struct damon_ctx *ctx)
 	struct damon_paddr_sample_pass pass;
 	struct damon_target *t;
 	struct damon_region *r;
+	unsigned int nr = 0;
 
 	damon_paddr_start_pass(&pass, damon_paddr_window_flushes(ctx));
-	damon_for_each_target(t, ctx)
-		damon_for_each_region(r, t)
+	damon_for_each_target(t, ctx) {
+		damon_for_each_region(r, t) {
 			if (!damon_paddr_sample_armed(r))
 				damon_paddr_draw_sample(r, &pass,
 							DAMON_PADDR_FLUSH_YOUNG);
+			if (!(++nr % DAMON_STOP_CHECK_REGIONS) &&
+			    damon_loop_should_stop())
+				goto out;
+		}
+	}
+out:
 	damon_paddr_flush_batch(pass.flushes);
 }
 
@@ -639,7 +645,7 @@ static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 	struct damon_paddr_flush_batch *put_off =
 		last ? damon_paddr_window_flushes(ctx) : NULL;
 	struct damon_paddr_sample_pass pass;
-	unsigned int max_nr_accesses = 0;
+	unsigned int max_nr_accesses = 0, nr = 0;
 	struct damon_target *t;
 	struct damon_region *r;
 
@@ -655,8 +661,12 @@ static unsigned int damon_paddr_check_accesses(struct damon_ctx *ctx)
 				damon_paddr_check_region(ctx, r, &pass);
 			}
 			max_nr_accesses = max(max_nr_accesses, r->nr_accesses);
+			if (!(++nr % DAMON_STOP_CHECK_REGIONS) &&
+			    damon_loop_should_stop())
+				goto out;
 		}
 	}
+out:
 	/* Else the draws of the next window's pages flush. */
 	if (!put_off)
 		damon_paddr_flush_batch(pass.flushes);
@@ -970,10 +980,8 @@ static unsigned long damon_paddr_pageout(struct damon_region *r,
 			next_resched = pfn + DAMON_PADDR_RESCHED_PFNS;
 			if (damon_paddr_pageout_time_up(&po))
 				break;
-			cond_resched();
 			/* Let a stop request end a long pass early. */
-			if ((current->flags & PF_KTHREAD) &&
-			    kthread_should_stop()) {
+			if (damon_loop_should_stop()) {
 				po.stopped = true;
 				break;
 			}
