@@ -184,11 +184,15 @@ set_params() {
 mark_dmesg() { DMESG_MARK=$(dmesg | wc -l); }
 dmesg_since() { dmesg | tail -n +$((${DMESG_MARK:-0} + 1)); }
 
+# Kernel log lines that report a problem.  A test that expects call traces
+# (from injected allocation failures) may drop "|Call Trace".
+KERNEL_REPORTS='BUG:|WARNING:|KASAN|UBSAN|Oops|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|INFO: task .* blocked|refcount_t:|Kernel panic|Bad page|Call Trace'
+
 # Fails if the kernel complained since mark_dmesg (KASAN, lockdep, WARN...).
 check_dmesg_clean() {
 	local bad
 	[ -n "${DMESG_MARK:-}" ] || return 0
-	bad=$(dmesg_since | grep -E 'BUG:|WARNING:|KASAN|Oops|possible circular|possible recursive|inconsistent lock|INFO: task .* blocked|Call Trace')
+	bad=$(dmesg_since | grep -E "$KERNEL_REPORTS")
 	if [ -n "$bad" ]; then
 		fail "kernel log has errors:"
 		echo "$bad" | head -20 | sed 's/^/#   /'

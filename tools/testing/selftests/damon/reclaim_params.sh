@@ -11,6 +11,7 @@ source "$(dirname "$0")/lib.sh"
 ULONG_MAX=18446744073709551615
 ULONG_OVER=18446744073709551616
 UINT_MAX=4294967295
+MAX_NR_REGIONS=65536
 
 require_reclaim
 mark_dmesg
@@ -38,8 +39,8 @@ RANGES=(
 	"wmarks_low 0 1000 1001 -1"
 	"sample_interval 1 $ULONG_MAX 0 -1 $ULONG_OVER"
 	"aggr_interval 1 $ULONG_MAX 0 -1 $ULONG_OVER"
-	"min_nr_regions 3 $UINT_MAX 2 0 $((UINT_MAX + 1)) -1"
-	"max_nr_regions 3 $UINT_MAX 2 0 $((UINT_MAX + 1)) -1"
+	"min_nr_regions 3 $MAX_NR_REGIONS 2 0 $((MAX_NR_REGIONS + 1)) $UINT_MAX $((UINT_MAX + 1)) -1"
+	"max_nr_regions 3 $MAX_NR_REGIONS 2 0 $((MAX_NR_REGIONS + 1)) $UINT_MAX $((UINT_MAX + 1)) -1"
 	"monitor_region_start 0 $ULONG_MAX -1 $ULONG_OVER"
 	"monitor_region_end 0 $ULONG_MAX -1 $ULONG_OVER"
 )
