@@ -14,6 +14,8 @@
 
 #include "internal.h"
 
+#include <trace/events/damon.h>
+
 /* === Schemes === */
 
 /**
@@ -486,7 +488,25 @@ struct damos_walk {
 	bool limited;		/* the quota limits this application */
 	bool scored;		/* regions are told apart by score */
 	unsigned long hi_left;	/* bytes above the threshold not acted on */
+	/* For damon:damos_before_apply: indices of the scheme and target. */
+	unsigned int scheme_idx;
+	unsigned int target_idx;
 };
+
+/* Index of @entry in @head, for the tracepoint. */
+static unsigned int damos_list_index(const struct list_head *head,
+				     const struct list_head *entry)
+{
+	const struct list_head *pos;
+	unsigned int i = 0;
+
+	list_for_each(pos, head) {
+		if (pos == entry)
+			break;
+		i++;
+	}
+	return i;
+}
 
 /* One pass over the regions, one over the score buckets: no sorting. */
 static void damos_walk_prepare(struct damon_ctx *ctx, struct damos_walk *w)
@@ -659,10 +679,14 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 			}
 			sz = b.max_sz;
 		}
+		trace_damos_before_apply(0, w->scheme_idx, w->target_idx, r,
+					 t->nr_regions);
 		b.sz_tried = sz;
 		stop = r->ar.end;
 	} else {
 		b.end = r->ar.end;
+		trace_damos_before_apply(0, w->scheme_idx, w->target_idx, r,
+					 t->nr_regions);
 		start_ns = damos_action_clock_ns();
 		b.stop_ns = damos_quota_stop_ns(q, start_ns);
 		applied = ctx->ops.apply_scheme(ctx, t, r, s, &b);
@@ -719,6 +743,8 @@ static bool damos_walk_target(struct damon_ctx *ctx, struct damon_target *t,
 	struct damon_region *r;
 	bool above;
 
+	if (trace_damos_before_apply_enabled())
+		w->target_idx = damos_list_index(&ctx->targets, &t->list);
 	/* Splits insert after @r, so the plain iterator visits the new part. */
 	damon_for_each_region(r, t) {
 		if (r->ar.end <= from)
@@ -774,6 +800,8 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 
 	damos_update_quota(q, damos_now_jiffies());
 	q->min_score = 0;
+	if (trace_damos_before_apply_enabled())
+		w.scheme_idx = damos_list_index(&ctx->schemes, &s->list);
 	w.limited = damos_quota_is_set(q);
 	if (w.limited) {
 		if (damos_quota_used_up(q, q->charged_sz, align))
