@@ -283,12 +283,37 @@ static int damon_modules_set_ram_fn(struct damon_ctx *ctx, void *data)
 	return damon_set_regions(t, ram->ranges, ram->nr, ctx->min_region_sz);
 }
 
+/*
+ * Records @ranges (taken over) as what @r->ctx watches, and says so in the
+ * kernel log when that changed, with @why in front.
+ */
+static void damon_modules_set_watched(struct damon_modules_runner *r,
+				      struct damon_addr_range *ranges,
+				      unsigned int nr, const char *why)
+{
+	unsigned long sz = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&r->lock);
+	if (nr == r->nr_watched &&
+	    !memcmp(ranges, r->watched, nr * sizeof(*ranges))) {
+		kfree(ranges);
+		return;
+	}
+	kfree(r->watched);
+	r->watched = ranges;
+	r->nr_watched = nr;
+	for (i = 0; i < nr; i++)
+		sz += ranges[i].end - ranges[i].start;
+	pr_info("%s: %swatching %lu MiB of System RAM in %u range(s) (see monitored_ranges)\n",
+		r->name, why, sz >> 20, nr);
+}
+
 /* Makes the target of @r->ctx follow System RAM within @r->applied. */
 static void damon_modules_follow_ram(struct damon_modules_runner *r)
 {
 	struct damon_modules_ram ram;
-	unsigned long sz = 0;
-	int i, err;
+	int err;
 
 	lockdep_assert_held(&r->lock);
 	ram.nr = damon_modules_ram_ranges(r->applied.start, r->applied.end,
@@ -299,15 +324,14 @@ static void damon_modules_follow_ram(struct damon_modules_runner *r)
 		return;
 	}
 	err = damon_call(r->ctx, damon_modules_set_ram_fn, &ram);
-	for (i = 0; i < ram.nr; i++)
-		sz += ram.ranges[i].end - ram.ranges[i].start;
-	kfree(ram.ranges);
-	if (err)
+	if (err) {
 		pr_warn("%s: System RAM changed, but watching it failed (%d)\n",
 			r->name, err);
-	else
-		pr_info("%s: System RAM changed: watching %d range(s), %lu MiB\n",
-			r->name, ram.nr, sz >> 20);
+		kfree(ram.ranges);
+		return;
+	}
+	damon_modules_set_watched(r, ram.ranges, ram.nr,
+				  "System RAM changed: ");
 }
 
 static void damon_modules_ram_work_fn(struct work_struct *work)
@@ -333,7 +357,52 @@ static int damon_modules_ram_notify(struct notifier_block *nb,
 	return NOTIFY_OK;
 }
 
+/**
+ * damon_modules_follow_hotplug() - Makes a module follow memory hotplug.
+ * @r:	The runner of the module, for the life of the system.
+ *
+ * From then on, System RAM onlined or offlined while the module runs is
+ * added to or dropped from what it watches, within the range last applied,
+ * a few moments later.
+ *
+ * Context: Process context, may sleep.  Call once.
+ * Return: 0, or the error of register_memory_notifier().
+ */
+int damon_modules_follow_hotplug(struct damon_modules_runner *r)
+{
+	INIT_WORK(&r->ram_work, damon_modules_ram_work_fn);
+	r->ram_nb.notifier_call = damon_modules_ram_notify;
+	return register_memory_notifier(&r->ram_nb);
+}
+
 /* === Life cycle: enabled, commit_inputs, kdamond_pid === */
+
+/* Records the address ranges the first target of @params covers. */
+static void damon_modules_watch_target_of(struct damon_modules_runner *r,
+					  const struct damon_ctx *params)
+{
+	struct damon_addr_range *ranges;
+	const struct damon_target *t;
+	const struct damon_region *rg;
+	unsigned int nr = 0;
+
+	t = list_first_entry_or_null(&params->targets, struct damon_target,
+				     list);
+	if (!t || !t->nr_regions)
+		return;
+	/* Adjacent regions make one range: at most one range per region. */
+	ranges = kmalloc_array(t->nr_regions, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges)
+		return;
+	damon_for_each_region(rg, t) {
+		if (nr && ranges[nr - 1].end == rg->ar.start) {
+			ranges[nr - 1].end = rg->ar.end;
+			continue;
+		}
+		ranges[nr++] = rg->ar;
+	}
+	damon_modules_set_watched(r, ranges, nr, "");
+}
 
 /* Builds a context from the parameters and commits it into @r->ctx. */
 static int damon_modules_apply(struct damon_modules_runner *r)
@@ -346,14 +415,18 @@ static int damon_modules_apply(struct damon_modules_runner *r)
 	if (IS_ERR(params))
 		return PTR_ERR(params);
 	err = damon_commit_ctx(r->ctx, params);
+	if (!err)
+		damon_modules_watch_target_of(r, params);
 	damon_destroy_ctx(params);
 	if (err) {
 		pr_err("%s: applying the parameters failed (%d)\n", r->name,
 		       err);
 		return err;
 	}
-	r->applied.start = r->inputs->region_start;
-	r->applied.end = r->inputs->region_end;
+	if (r->inputs) {
+		r->applied.start = r->inputs->region_start;
+		r->applied.end = r->inputs->region_end;
+	}
 	return 0;
 }
 
@@ -378,6 +451,10 @@ static int damon_modules_start(struct damon_modules_runner *r)
 
 	lockdep_assert_held(&r->lock);
 	damon_modules_forget_regions(r->ctx);
+	/* A start says what it watches, whatever the last run did. */
+	kfree(r->watched);
+	r->watched = NULL;
+	r->nr_watched = 0;
 	err = damon_modules_apply(r);
 	if (err)
 		return err;
@@ -409,11 +486,6 @@ int damon_modules_runner_init(struct damon_modules_runner *r,
 			      struct damon_ctx *ctx)
 {
 	int err = 0;
-
-	INIT_WORK(&r->ram_work, damon_modules_ram_work_fn);
-	r->ram_nb.notifier_call = damon_modules_ram_notify;
-	if (register_memory_notifier(&r->ram_nb))
-		pr_warn("%s: memory hotplug will not be followed\n", r->name);
 
 	kernel_param_lock(THIS_MODULE);
 	mutex_lock(&r->lock);
@@ -590,6 +662,33 @@ static int damon_modules_kdamond_pid_get(char *buffer,
 		pid = damon_kdamond_pid(r->ctx);
 	return scnprintf(buffer, PAGE_SIZE, "%d\n", pid > 0 ? pid : -1);
 }
+
+static int damon_modules_monitored_ranges_get(char *buffer,
+					      const struct kernel_param *kp)
+{
+	struct damon_modules_runner *r = kp->arg;
+	unsigned int i;
+	int len = 0;
+
+	if (!r->ready || !r->ctx)
+		return scnprintf(buffer, PAGE_SIZE, "\n");
+	mutex_lock(&r->lock);
+	if (damon_is_running(r->ctx)) {
+		for (i = 0; i < r->nr_watched; i++)
+			len += scnprintf(buffer + len, PAGE_SIZE - len,
+					 "%s%#lx-%#lx", i ? " " : "",
+					 r->watched[i].start,
+					 r->watched[i].end);
+	}
+	len += scnprintf(buffer + len, PAGE_SIZE - len, "\n");
+	mutex_unlock(&r->lock);
+	return len;
+}
+
+const struct kernel_param_ops damon_modules_monitored_ranges_ops = {
+	.set = damon_modules_read_only_set,
+	.get = damon_modules_monitored_ranges_get,
+};
 
 const struct kernel_param_ops damon_modules_kdamond_pid_ops = {
 	.set = damon_modules_read_only_set,

@@ -149,13 +149,18 @@ bool damon_modules_region_is_set(const struct damon_modules_common_inputs *in);
  * @boot_refused: Name of a parameter whose write was refused, or NULL.  A
  *		boot command line with a refused parameter does not enable
  *		the module.
- * @inputs:	The module's shared parameters, as the user sets them.
+ * @inputs:	The module's shared parameters, as the user sets them; NULL
+ *		for a module without a monitoring range.
  * @applied:	monitor_region_start and monitor_region_end as last applied
  *		to @ctx (both 0: all System RAM); under @lock.
- * @ram_nb:	Memory hotplug notifier: System RAM that comes or goes is
- *		watched or dropped by @ctx while it runs.
+ * @ram_nb:	Memory hotplug notifier (see damon_modules_follow_hotplug()):
+ *		System RAM that comes or goes is watched or dropped by @ctx
+ *		while it runs.
  * @ram_work:	Applies a change of System RAM to @ctx, out of the
  *		notifier's context.
+ * @watched:	The System RAM ranges @ctx watches (kmalloc()ed), as last
+ *		applied or followed; under @lock.
+ * @nr_watched:	Number of @watched ranges.
  *
  * The first target of @ctx covers the System RAM within @applied.
  */
@@ -171,6 +176,8 @@ struct damon_modules_runner {
 	struct damon_addr_range applied;
 	struct notifier_block ram_nb;
 	struct work_struct ram_work;
+	struct damon_addr_range *watched;
+	unsigned int nr_watched;
 };
 
 #define DAMON_MODULES_RUNNER_INIT(runner, module, build, common_inputs)	\
@@ -183,16 +190,20 @@ struct damon_modules_runner {
 
 int damon_modules_runner_init(struct damon_modules_runner *r,
 			      struct damon_ctx *ctx);
+int damon_modules_follow_hotplug(struct damon_modules_runner *r);
 int damon_modules_set_enabled(struct damon_modules_runner *r, bool on);
 bool damon_modules_is_enabled(struct damon_modules_runner *r);
 int damon_modules_commit(struct damon_modules_runner *r);
 
 /*
  * Parameter ops taking a struct damon_modules_runner as argument: "enabled"
- * (0600), "commit_inputs" (0600, reads N) and "kdamond_pid" (0400).
+ * (0600), "commit_inputs" (0600, reads N), "kdamond_pid" (0400) and
+ * "monitored_ranges" (0400: the ranges of physical memory watched while
+ * running, as "start-end" pairs in hex, end excluded; empty when off).
  */
 extern const struct kernel_param_ops damon_modules_enabled_ops;
 extern const struct kernel_param_ops damon_modules_commit_ops;
 extern const struct kernel_param_ops damon_modules_kdamond_pid_ops;
+extern const struct kernel_param_ops damon_modules_monitored_ranges_ops;
 
 #endif /* _MM_DAMON_MODULES_COMMON_H */

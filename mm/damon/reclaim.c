@@ -168,6 +168,10 @@ DAMON_MODULES_BOOL_PARAM(dry_run, damon_reclaim_in.dry_run,
 module_param_cb(kdamond_pid, &damon_modules_kdamond_pid_ops,
 		&damon_reclaim_runner, 0400);
 
+/* The System RAM ranges watched while running. */
+module_param_cb(monitored_ranges, &damon_modules_monitored_ranges_ops,
+		&damon_reclaim_runner, 0400);
+
 /* What the scheme did, copied from it by kdamond every aggregation. */
 static struct damos_stat damon_reclaim_stat;
 
@@ -423,6 +427,8 @@ static int __init damon_reclaim_init(void)
 	if (ctx)
 		damon_reclaim_set_callbacks(ctx);
 	/* Failures are logged; they must not fail the boot. */
+	if (damon_modules_follow_hotplug(&damon_reclaim_runner))
+		pr_warn("memory hotplug will not be followed\n");
 	damon_modules_runner_init(&damon_reclaim_runner, ctx);
 	return 0;
 }

@@ -329,9 +329,9 @@ static void damon_reclaim_test_every_param_has_set(struct kunit *test)
 		kp->ops->get(buf, kp);
 		KUNIT_EXPECT_STREQ_MSG(test, buf, before, "%s", kp->name);
 	}
-	/* 18 tunables, enabled, commit_inputs and 6 read-only. */
-	KUNIT_EXPECT_EQ(test, nr, 26U);
-	KUNIT_EXPECT_EQ(test, nr_read_only, 6U);
+	/* 18 tunables, enabled, commit_inputs and 7 read-only. */
+	KUNIT_EXPECT_EQ(test, nr, 27U);
+	KUNIT_EXPECT_EQ(test, nr_read_only, 7U);
 }
 
 static void damon_modules_test_boot_refused_stays_off(struct kunit *test)

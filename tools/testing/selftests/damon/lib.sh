@@ -36,8 +36,9 @@ DEFAULTS=(
 )
 
 # Read-only parameters (0400).
-READ_ONLY=(kdamond_pid nr_reclaim_tried_regions bytes_reclaim_tried_regions
-	nr_reclaimed_regions bytes_reclaimed_regions nr_quota_exceeds)
+READ_ONLY=(kdamond_pid monitored_ranges nr_reclaim_tried_regions
+	bytes_reclaim_tried_regions nr_reclaimed_regions bytes_reclaimed_regions
+	nr_quota_exceeds)
 
 log() { echo "# $TEST_NAME: $*"; }
 pass() { echo "# PASS: $*"; }
