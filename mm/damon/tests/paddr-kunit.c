@@ -66,6 +66,26 @@ static void damon_paddr_test_score_frequency(struct kunit *test)
 			0U);
 }
 
+/*
+ * Ages of windows so long that age times interval overflows 64 bits (and
+ * would trap in a 128-bit divide) score as the oldest.
+ */
+static void damon_paddr_test_score_huge_age(struct kunit *test)
+{
+	struct damon_attrs attrs = damon_paddr_test_attrs;
+	struct damon_region r = {
+		.ar = { .start = 0, .end = PAGE_SIZE },
+		.age = UINT_MAX,
+	};
+	struct damos_quota q = { .weight_age = 1 };
+
+	attrs.aggr_interval = ULONG_MAX;
+	attrs.sample_interval = ULONG_MAX;
+	KUNIT_EXPECT_EQ(test, damon_paddr_coldness_score(&attrs, &r, &q), 99U);
+	r.age = 1;
+	KUNIT_EXPECT_EQ(test, damon_paddr_coldness_score(&attrs, &r, &q), 99U);
+}
+
 static void damon_paddr_test_score_age(struct kunit *test)
 {
 	/* 50 windows of 100 ms: log2(5000 ms) = 12 of 20, 600 per-mille. */
@@ -1000,6 +1020,7 @@ static void damon_paddr_test_pageout_batch(struct kunit *test)
 static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_pageout_batch),
 	KUNIT_CASE(damon_paddr_test_score_frequency),
+	KUNIT_CASE(damon_paddr_test_score_huge_age),
 	KUNIT_CASE(damon_paddr_test_score_age),
 	KUNIT_CASE(damon_paddr_test_score_size_and_weights),
 	KUNIT_CASE(damon_paddr_test_score_monotonic),

@@ -361,6 +361,30 @@ static void damon_test_set_regions_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 0)->nr_accesses, 9U);
 }
 
+/*
+ * A range ending above the last aligned address cannot be widened to the
+ * alignment (ALIGN() would wrap to 0): refused, rather than leaving the
+ * target without regions.
+ */
+static void damon_test_set_regions_top_of_space(struct kunit *test)
+{
+	struct damon_target *t = damon_test_target(test);
+	const struct damon_addr_range top = { ULONG_MAX - 3 * P, ULONG_MAX };
+	const struct damon_addr_range last = {
+		ULONG_MAX - 3 * P + 1, ALIGN_DOWN(ULONG_MAX, P)
+	};
+	const unsigned long want[] = { 2 * P, 3 * P };
+	const unsigned long want_last[] = {
+		ALIGN_DOWN(ULONG_MAX, P) - 2 * P, ALIGN_DOWN(ULONG_MAX, P)
+	};
+
+	damon_test_add(test, t, 2 * P, 3 * P, 9, 9);
+	KUNIT_EXPECT_EQ(test, damon_set_regions(t, &top, 1, P), -EINVAL);
+	damon_test_expect_ranges(test, t, want, 1);
+	KUNIT_EXPECT_EQ(test, damon_set_regions(t, &last, 1, P), 0);
+	damon_test_expect_ranges(test, t, want_last, 1);
+}
+
 static void damon_test_set_regions_none(struct kunit *test)
 {
 	struct damon_target *t = damon_test_target(test);
@@ -610,6 +634,7 @@ static struct kunit_case damon_regions_test_cases[] = {
 	KUNIT_CASE(damon_test_set_regions_one_region_two_ranges),
 	KUNIT_CASE(damon_test_set_regions_align),
 	KUNIT_CASE(damon_test_set_regions_invalid),
+	KUNIT_CASE(damon_test_set_regions_top_of_space),
 	KUNIT_CASE(damon_test_set_regions_none),
 	KUNIT_CASE(damon_test_region_sz_limit),
 	KUNIT_CASE(damon_test_split_oversized),

@@ -375,6 +375,28 @@ static void damos_test_update_quota_sz(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->charged_from, now + window);
 }
 
+/*
+ * A charge window of 2^32 ms or more lasts as long as a jiffies deadline can
+ * (msecs_to_jiffies() takes 32 bits: 2^32 + 1 ms was one millisecond).
+ */
+static void damos_test_update_quota_huge_window(struct kunit *test)
+{
+	struct damos *s = damos_test_lone_scheme(test, NULL);
+	struct damos_quota *q = &s->quota;
+	unsigned long now = 12345;
+
+	q->sz = 100000;
+	q->reset_interval_ms = (1UL << 32) + 1;
+	damos_update_quota(q, now);
+	KUNIT_EXPECT_EQ(test, q->charged_from, now);
+	q->charged_sz = 4096;
+	damos_update_quota(q, now + msecs_to_jiffies(1000));
+	KUNIT_EXPECT_EQ(test, q->charged_sz, 4096UL);
+	damos_update_quota(q, now + MAX_JIFFY_OFFSET - 1);
+	KUNIT_EXPECT_EQ(test, q->charged_sz, 4096UL);
+	KUNIT_EXPECT_EQ(test, q->charged_from, now);
+}
+
 static void damos_test_update_quota_ms(struct kunit *test)
 {
 	struct damos *s = damos_test_lone_scheme(test, NULL);
@@ -1845,6 +1867,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_min_score),
 	KUNIT_CASE(damos_test_update_quota_sz),
 	KUNIT_CASE(damos_test_update_quota_ms),
+	KUNIT_CASE(damos_test_update_quota_huge_window),
 	KUNIT_CASE(damos_test_tune_step),
 	KUNIT_CASE(damos_test_autotune_feedback),
 	KUNIT_CASE(damos_test_autotune_psi),
