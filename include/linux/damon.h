@@ -152,9 +152,10 @@ struct damos_quota_goal {
 /**
  * struct damos_quota - How much a scheme may do per charge window.
  * @ms:			Time quota: milliseconds of CPU time acting per
- *			window, making pages idle ahead of the action
- *			included; what a window spends beyond it is taken
- *			from the next ones.  0 means unlimited.
+ *			window, choosing the regions and making pages idle
+ *			ahead of the action included; what a window spends
+ *			beyond it is taken from the next ones.  0 means
+ *			unlimited.
  * @sz:			Size quota: bytes acted on per window.  0 means
  *			unlimited.
  * @reset_interval_ms:	Length of the charge window, in milliseconds.

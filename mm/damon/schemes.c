@@ -798,7 +798,6 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	struct damon_target *first, *t;
 	unsigned long resume_addr = 0, from;
 
-	damos_update_quota(q, damos_now_jiffies());
 	q->min_score = 0;
 	if (trace_damos_before_apply_enabled())
 		w.scheme_idx = damos_list_index(&ctx->schemes, &s->list);
@@ -927,6 +926,35 @@ static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
 	return true;
 }
 
+/*
+ * Applies @s and makes it idle ahead.  Under a time quota, the CPU time of
+ * the whole application is charged, the choice of the regions (scores,
+ * histogram, cuts) included: the actions charge their own time, the rest
+ * is charged here, so that quota_ms bounds everything the scheme adds to
+ * monitoring.
+ */
+static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
+{
+	struct damos_quota *q = &s->quota;
+	u64 start_ns, charged_ns, spent_ns;
+
+	damos_update_quota(q, damos_now_jiffies());
+	if (!q->ms) {
+		damos_apply_scheme(ctx, s);
+		damos_idle_ahead(ctx, s);
+		return;
+	}
+	start_ns = damos_action_clock_ns();
+	/* Only grows from here on: the window was updated above. */
+	charged_ns = q->charged_ns;
+	damos_apply_scheme(ctx, s);
+	damos_idle_ahead(ctx, s);
+	spent_ns = damos_action_clock_ns() - start_ns;
+	if (spent_ns > q->charged_ns - charged_ns)
+		damos_quota_charge_ns(q, spent_ns -
+				      (q->charged_ns - charged_ns));
+}
+
 /**
  * damos_apply_schemes() - Apply every due, active scheme to the regions.
  * @ctx:	The context.
@@ -948,7 +976,6 @@ void damos_apply_schemes(struct damon_ctx *ctx)
 	damon_for_each_scheme(s, ctx) {
 		if (!damos_is_due(ctx, s) || !damos_scheme_active(s))
 			continue;
-		damos_apply_scheme(ctx, s);
-		damos_idle_ahead(ctx, s);
+		damos_apply_and_charge(ctx, s);
 	}
 }

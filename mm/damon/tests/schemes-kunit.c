@@ -1452,6 +1452,36 @@ static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
 	KUNIT_EXPECT_LE(test, s->stat.sz_tried, idled_sz);
 }
 
+/* A score that costs 100 us of the fake clock. */
+static int damos_test_slow_score(const struct damon_region *r,
+				 const struct damos *s)
+{
+	damon_fake_ops_advance_clock_ns(100 * NSEC_PER_USEC);
+	return 50;
+}
+
+/*
+ * Choosing the regions (scores, here 100 us each, 64 regions scored at
+ * least twice a window) counts against the time quota as acting does:
+ * over 20 windows, the scheme spends 10 ms a window on average, to within
+ * what one window overruns.
+ */
+static void damos_test_time_quota_pays_choosing(struct kunit *test)
+{
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos *s = damos_test_time_quota_scheme(test, ctx, NULL);
+	u64 spent_ns = 0;
+	int w;
+
+	damon_fake_ops_set_score_fn(damos_test_slow_score);
+	for (w = 0; w < 20; w++) {
+		damos_test_next_window();
+		spent_ns += damos_test_apply_ns(ctx);
+	}
+	KUNIT_EXPECT_LE(test, spent_ns, (20 * 10 + 25) * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GT(test, s->stat.sz_tried, 0UL);
+}
+
 static void damos_test_stats_add_up(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1889,6 +1919,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_time_quota_converges),
 	KUNIT_CASE(damos_test_time_quota_pays_idle_ahead),
 	KUNIT_CASE(damos_test_time_quota_pays_debt),
+	KUNIT_CASE(damos_test_time_quota_pays_choosing),
 	KUNIT_CASE(damos_test_stats_add_up),
 	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),

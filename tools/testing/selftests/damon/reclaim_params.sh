@@ -63,9 +63,13 @@ check_ranges() {
 		expect_value "$name" "$lo" "$name after refusals"
 	done
 
-	# Numbers in other bases, as kstrtoul() takes them.
+	# Hexadecimal after 0x; leading zeros are still decimal, a sign is
+	# refused.
 	expect_accept monitor_region_start 0x100000 1048576
-	expect_accept min_age 010 8
+	expect_accept min_age 010 10
+	expect_accept min_age 0X1f 31
+	expect_einval min_age +5
+	expect_einval min_age -0
 
 	expect_accept skip_anon Y
 	expect_accept skip_anon n N
