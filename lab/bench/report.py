@@ -37,6 +37,49 @@ VARIANT_LABEL = {
     'pressure': 'memory.reclaim + PSI',
     'ours-noquota': 'ours, quota_ms 0',
 }
+# One colour per variant, the same in every figure (matplotlib's "tab"
+# colours).  Ours and ours with quota_ms 0 are two blues, upstream as
+# shipped and upstream + fix red and orange, the baseline grey.
+VARIANT_COLOR = {
+    'none': '#7f7f7f',
+    'ours': '#1f77b4',
+    'upstream': '#d62728',
+    'upstream-fixed': '#ff7f0e',
+    'kstaled': '#2ca02c',
+    'pressure': '#9467bd',
+    'ours-noquota': '#17becf',
+}
+# Variants not in the map (BENCH_* experiments) take these, by name.
+SPARE_COLORS = ['#8c564b', '#e377c2', '#bcbd22', '#000000']
+# The variants that run DAMON_RECLAIM with the quota_ms of the run.
+QUOTA_VARIANTS = ('ours', 'upstream', 'upstream-fixed')
+
+
+def color(v):
+    if v in VARIANT_COLOR:
+        return VARIANT_COLOR[v]
+    return SPARE_COLORS[sum(map(ord, v)) % len(SPARE_COLORS)]
+
+
+def run_quota_ms(meta):
+    """quota_ms of the run, from the params line of meta.txt, or None."""
+    words = meta.get('params', '').replace(',', ' ').split()
+    for i, w in enumerate(words[:-1]):
+        if w == 'quota_ms':
+            return words[i + 1]
+    return None
+
+
+def plot_label(v, quota):
+    """Name of a variant in the plots: with the quota it ran with."""
+    if v == 'ours-noquota':
+        return 'ours, quota_ms 0'
+    label = {'ours': 'ours'}.get(v, VARIANT_LABEL.get(v, v))
+    if quota is not None and v in QUOTA_VARIANTS:
+        label += ', quota_ms %s' % quota
+    elif quota is not None and v == 'pressure':
+        label += ', budget %s ms' % quota
+    return label
 
 
 def read_lines(path):
@@ -502,7 +545,7 @@ def scaling_table(scaling):
     return lines, slopes
 
 
-def plot_memory(out, workload, variants, plt):
+def plot_memory(out, workload, variants, plt, quota=None):
     fig, ax = plt.subplots(figsize=(9, 5))
     for v in order(variants):
         runs = [m for m in variants[v] if m.get('timeline')]
@@ -514,8 +557,9 @@ def plot_memory(out, workload, variants, plt):
         # Fill times differ from run to run under TCG: align on its end.
         t0 = m.get('fill_end_s') or 0
         ax.plot([r['t_s'] - t0 for r in rows],
-                [r['used'] / MIB for r in rows],
-                label=VARIANT_LABEL.get(v, v))
+                [r['used'] / MIB for r in rows], color=color(v),
+                ls='--' if v == 'none' else '-',
+                label=plot_label(v, quota))
     ax.axvline(0, color='grey', ls=':', lw=1)
     ax.set_xlabel('seconds since the workload finished filling its memory')
     ax.set_ylabel('memory in use, MiB (MemTotal - MemAvailable, zram incl.)')
@@ -529,12 +573,12 @@ def plot_memory(out, workload, variants, plt):
     return path
 
 
-def plot_costs(out, workload, variants, plt):
+def plot_costs(out, workload, variants, plt, quota=None):
     vs = [v for v in order(variants) if v != 'none']
     if not vs:
         return None
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    labels = [VARIANT_LABEL.get(v, v) for v in vs]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 5))
+    labels = [plot_label(v, quota) for v in vs]
     for ax, key, scale, title in (
             (a1, 'saving_avg', MIB, 'average memory saved vs none, MiB'),
             (a2, 'cpu_pct', 1, 'reclaimer CPU, % of one CPU')):
@@ -545,7 +589,8 @@ def plot_costs(out, workload, variants, plt):
             meds.append(mv)
             lo.append(mv - (s['min'] / scale if s else 0))
             hi.append((s['max'] / scale if s else 0) - mv)
-        ax.bar(range(len(vs)), meds, yerr=[lo, hi], capsize=4)
+        ax.bar(range(len(vs)), meds, yerr=[lo, hi], capsize=4,
+               color=[color(v) for v in vs])
         ax.set_xticks(range(len(vs)))
         ax.set_xticklabels(labels, rotation=25, ha='right', fontsize=8)
         ax.set_title(title, fontsize=10)
@@ -558,7 +603,7 @@ def plot_costs(out, workload, variants, plt):
     return path
 
 
-def plot_scaling(out, scaling, slopes, plt):
+def plot_scaling(out, scaling, slopes, plt, quota=None):
     fig, ax = plt.subplots(figsize=(8, 5))
     variants = order(scaling)
     for i, v in enumerate(variants):
@@ -570,12 +615,12 @@ def plot_scaling(out, scaling, slopes, plt):
         # by a factor, as the axis is logarithmic.
         shift = 2 ** ((i - (len(variants) - 1) / 2) * 0.05)
         f = slopes.get(v)
-        label = VARIANT_LABEL.get(v, v)
+        label = plot_label(v, quota)
         if f:
             label += ' (slope %.3f %%/GiB)' % f[0]
         meds = [cpu[s]['median'] for s in sizes]
         ax.errorbar([x * shift for x in sizes], meds, fmt='o-', capsize=4,
-                    label=label,
+                    label=label, color=color(v),
                     yerr=[[m - cpu[s]['min'] for s, m in zip(sizes, meds)],
                           [cpu[s]['max'] - m for s, m in zip(sizes, meds)]])
     all_sizes = scaling_sizes(scaling)
@@ -584,8 +629,23 @@ def plot_scaling(out, scaling, slopes, plt):
     ax.set_xticks(all_sizes)
     ax.set_xticklabels(['%g' % s for s in all_sizes])
     ax.set_xlim(min(all_sizes) / 1.4, max(all_sizes) * 1.4)
+    # Logarithmic too: DAMON's 2% and 5% and a full scan's 100% on one
+    # axis, each a factor apart.
+    ax.set_yscale('log')
+    lows = [cpu['min'] for v in variants
+            for cpu in scaling_summary(scaling[v]).values() if cpu['min'] > 0]
+    highs = [cpu['max'] for v in variants
+             for cpu in scaling_summary(scaling[v]).values()]
+    if lows and highs:
+        ylo, yhi = min(lows) / 1.5, max(max(highs) * 1.5, min(lows) * 10)
+        ax.set_ylim(ylo, yhi)
+        ticks = [t * 10 ** e for e in range(-3, 4) for t in (1, 2, 5)
+                 if ylo <= t * 10 ** e <= yhi]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(['%g' % t for t in ticks])
+        ax.minorticks_off()
     ax.set_xlabel('guest memory, GiB')
-    ax.set_ylabel('monitoring CPU, % of one CPU')
+    ax.set_ylabel('monitoring CPU, % of one CPU (log scale)')
     ax.set_title('Monitoring cost against memory size (nothing reclaimed; '
                  'median, bars min to max)', fontsize=10)
     ax.grid(alpha=0.3)
@@ -638,6 +698,7 @@ def main():
         sys.exit('usage: report.py RESULTS_DIR')
     out = sys.argv[1]
     meta, data, scaling = collect(out)
+    quota = run_quota_ms(meta)
     add_relative(data)
     os.makedirs(os.path.join(out, 'plots'), exist_ok=True)
     try:
@@ -709,8 +770,8 @@ def main():
                    ', '.join('`%s`' % os.path.relpath(d, out)
                              for d in failed), '']
         if plt:
-            p1 = plot_memory(out, workload, variants, plt)
-            p2 = plot_costs(out, workload, variants, plt)
+            p1 = plot_memory(out, workload, variants, plt, quota)
+            p2 = plot_costs(out, workload, variants, plt, quota)
             md += ['![memory in use](%s)' % os.path.relpath(p1, out)]
             if p2:
                 md += ['', '![costs](%s)' % os.path.relpath(p2, out)]
@@ -724,7 +785,7 @@ def main():
                'median (min–max) over the runs.',
                ''] + lines + ['']
         if plt:
-            p = plot_scaling(out, scaling, slopes, plt)
+            p = plot_scaling(out, scaling, slopes, plt, quota)
             md += ['![scaling](%s)' % os.path.relpath(p, out), '']
     md += ['## Targets of the benchmark issue', ''] + targets(data, scaling)
     md += ['', 'Per-run figures: runs.csv; medians: results.csv; raw '
