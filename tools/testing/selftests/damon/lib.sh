@@ -49,6 +49,7 @@ fail() {
 skip() {
 	echo "# SKIP: $*"
 	rm -f "$WERR_FILE"
+	ENDING=1
 	exit $KSFT_SKIP
 }
 
@@ -56,6 +57,7 @@ skip() {
 finish() {
 	check_dmesg_clean
 	rm -f "$WERR_FILE"
+	ENDING=1
 	if ((NR_FAILED)); then
 		log "$NR_FAILED check(s) failed"
 		exit $KSFT_FAIL
@@ -166,10 +168,45 @@ write_defaults() {
 	done
 }
 
-# Turns DAMON_RECLAIM off and writes every default back.
+# The values DAMON_RECLAIM had when the test started (NAME=VALUE), and
+# whether the test is ending (finish or skip): then restore_defaults, which
+# the tests' exit handlers call, puts those back instead of the defaults, so
+# that a run on a real host leaves DAMON_RECLAIM as the administrator had
+# it.
+ADMIN_VALUES=()
+ENDING=0
+
+save_admin_values() {
+	local kv
+	[ -d "$PARAMS" ] || return 0
+	for kv in "${DEFAULTS[@]}" enabled=N; do
+		rdv "${kv%%=*}" && ADMIN_VALUES+=("${kv%%=*}=$RV")
+	done
+}
+
+# Writes the saved values back, then starts DAMON_RECLAIM if it ran.
+write_admin_values() {
+	local kv
+	for kv in "${ADMIN_VALUES[@]}"; do
+		[ "${kv%%=*}" == enabled ] && continue
+		wr "${kv%%=*}" "${kv#*=}" ||
+			log "restoring ${kv%%=*}=${kv#*=} failed: $WERR"
+	done
+	for kv in "${ADMIN_VALUES[@]}"; do
+		[ "$kv" == enabled=Y ] || continue
+		wr enabled Y || log "enabling DAMON_RECLAIM again failed: $WERR"
+	done
+}
+
+# Turns DAMON_RECLAIM off and writes every default back (or, when the test
+# ends, the values it started with).
 restore_defaults() {
 	wr enabled N || fail "turning off failed: $WERR"
-	write_defaults
+	if ((ENDING)); then
+		write_admin_values
+	else
+		write_defaults
+	fi
 }
 
 # Writes NAME=VALUE pairs, failing the test on any refusal.
@@ -280,3 +317,5 @@ drop_cold_file() {
 	rmdir "$COLD_DIR" 2>/dev/null
 	COLD_DIR=
 }
+
+save_admin_values
