@@ -973,13 +973,21 @@ struct damon_commit_target {
 	struct damon_target *shadow;
 };
 
-/*
- * The ranges of @src's regions, adjacent ones joined so that the
- * destination keeps its own finer regions inside them.
+/**
+ * damon_target_ranges() - The address ranges a target covers.
+ * @src:	The target.
+ * @rangesp:	Where a kmalloc()ed array of the ranges is stored (NULL when
+ *		@src has no region); the caller frees it.
+ * @nrp:	Where their number is stored.
+ *
+ * Adjacent regions are joined, so that a commit keeps the destination's own
+ * finer regions inside them, and a client sees the ranges it asked for.
+ *
+ * Context: May sleep.  The caller owns @src.
+ * Return: 0 on success, -ENOMEM if out of memory.
  */
-static int damon_target_ranges(const struct damon_target *src,
-			       struct damon_addr_range **rangesp,
-			       unsigned int *nrp)
+int damon_target_ranges(const struct damon_target *src,
+			struct damon_addr_range **rangesp, unsigned int *nrp)
 {
 	struct damon_addr_range *ranges;
 	const struct damon_region *r;

@@ -130,6 +130,9 @@ void damon_count_slept_samples(struct damon_ctx *ctx, unsigned int nr_skip,
 			       u64 slept_us);
 #endif
 
+int damon_target_ranges(const struct damon_target *src,
+			struct damon_addr_range **rangesp, unsigned int *nrp);
+
 void damon_scale_window_accesses(struct damon_ctx *ctx,
 				 unsigned int nr_samples);
 unsigned int damon_nr_samples_to_skip(struct damon_ctx *ctx);

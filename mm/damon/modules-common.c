@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "internal.h"
 #include "modules-common.h"
 
 /* === Parameters validated when written === */
@@ -383,24 +384,12 @@ static void damon_modules_watch_target_of(struct damon_modules_runner *r,
 {
 	struct damon_addr_range *ranges;
 	const struct damon_target *t;
-	const struct damon_region *rg;
-	unsigned int nr = 0;
+	unsigned int nr;
 
 	t = list_first_entry_or_null(&params->targets, struct damon_target,
 				     list);
-	if (!t || !t->nr_regions)
+	if (!t || damon_target_ranges(t, &ranges, &nr) || !nr)
 		return;
-	/* Adjacent regions make one range: at most one range per region. */
-	ranges = kmalloc_array(t->nr_regions, sizeof(*ranges), GFP_KERNEL);
-	if (!ranges)
-		return;
-	damon_for_each_region(rg, t) {
-		if (nr && ranges[nr - 1].end == rg->ar.start) {
-			ranges[nr - 1].end = rg->ar.end;
-			continue;
-		}
-		ranges[nr++] = rg->ar;
-	}
 	damon_modules_set_watched(r, ranges, nr, "");
 }
 

@@ -936,19 +936,18 @@ static bool damos_is_due(const struct damon_ctx *ctx, struct damos *s)
 static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
 {
 	struct damos_quota *q = &s->quota;
-	u64 start_ns, charged_ns, spent_ns;
+	bool timed = q->ms;
+	u64 start_ns = 0, charged_ns, spent_ns;
 
 	damos_update_quota(q, damos_now_jiffies());
-	if (!q->ms) {
-		damos_apply_scheme(ctx, s);
-		damos_idle_ahead(ctx, s);
-		return;
-	}
-	start_ns = damos_action_clock_ns();
 	/* Only grows from here on: the window was updated above. */
 	charged_ns = q->charged_ns;
+	if (timed)
+		start_ns = damos_action_clock_ns();
 	damos_apply_scheme(ctx, s);
 	damos_idle_ahead(ctx, s);
+	if (!timed)
+		return;
 	spent_ns = damos_action_clock_ns() - start_ns;
 	if (spent_ns > q->charged_ns - charged_ns)
 		damos_quota_charge_ns(q, spent_ns -
