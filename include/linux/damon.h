@@ -50,9 +50,15 @@ struct damon_addr_range {
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
  * @sampling_addr:	Address sampled in the current sampling interval.
- * @idled_ahead:	The pages of the region (or of a part merged into it)
- *			were made idle once (see &damon_operations.idle_ahead):
- *			the action's check of each page is meaningful.
+ * @sampling_state:	What the operations backend keeps about the page at
+ *			@sampling_addr, in flags of its own.  The core sets
+ *			it to 0 whenever it sets @sampling_addr: when it
+ *			creates the region, and when a split leaves the
+ *			region without that page.
+ * @prepared:		The region (or a part merged into it) was prepared
+ *			for the schemes' actions (see
+ *			&damon_operations.prepare_action).  Both parts of a
+ *			split keep it.
  *
  * Regions of a target are kept sorted by address and never overlap.
  */
@@ -63,7 +69,8 @@ struct damon_region {
 	unsigned int nr_accesses;
 	unsigned int last_nr_accesses;
 	unsigned long sampling_addr;
-	bool idled_ahead;
+	unsigned int sampling_state;
+	bool prepared;
 };
 
 /**
@@ -152,8 +159,8 @@ struct damos_quota_goal {
 /**
  * struct damos_quota - How much a scheme may do per charge window.
  * @ms:			Time quota: milliseconds of CPU time acting per
- *			window, choosing the regions and making pages idle
- *			ahead of the action included; what a window spends
+ *			window, choosing and preparing the regions
+ *			included; what a window spends
  *			beyond it is taken from the next ones.  0 means
  *			unlimited.
  * @sz:			Size quota: bytes acted on per window.  0 means
@@ -185,8 +192,8 @@ struct damos_quota {
 	unsigned long esz;
 	/* Bytes charged in the current window. */
 	unsigned long charged_sz;
-	/* Bytes made idle ahead of the action in the current window. */
-	unsigned long idled_sz;
+	/* Bytes prepared for the action in the current window. */
+	unsigned long prepared_sz;
 	/*
 	 * CPU time spent acting in the current window, in nanoseconds,
 	 * including what earlier windows spent beyond @ms (a debt).
@@ -293,8 +300,6 @@ struct damos_stat {
  * struct damos - An access-pattern-driven memory operation scheme.
  * @action:		What it does.
  * @pattern:		Which regions it does it to.
- * @apply_interval_us:	How often it is applied, in microseconds; 0 means
- *			every aggregation interval.
  * @quota:		How much it may do per charge window.
  * @wmarks:		When it is active.
  * @filters:		Per-folio filters (struct damos_filter).
@@ -303,15 +308,12 @@ struct damos_stat {
 struct damos {
 	enum damos_action action;
 	struct damos_access_pattern pattern;
-	unsigned long apply_interval_us;
 	struct damos_quota quota;
 	struct damos_watermarks wmarks;
 	struct list_head filters;
 	struct damos_stat stat;
 
 	/* private: maintained by the DAMOS engine */
-	/* Monitoring time of the next application. */
-	u64 next_apply_us;
 	/* Entry in &damon_ctx.schemes. */
 	struct list_head list;
 };
@@ -321,58 +323,53 @@ struct damos {
 /**
  * enum damon_ops_id - Identifies an operations backend.
  * @DAMON_OPS_PADDR:	The physical address space.
- * @DAMON_OPS_TEST:	A backend registered by tests.
  * @NR_DAMON_OPS:	Number of backends.
  */
 enum damon_ops_id {
 	DAMON_OPS_PADDR,
-	DAMON_OPS_TEST,
 	NR_DAMON_OPS,
 };
 
 /**
  * struct damos_apply_budget - How much of a region an action may try.
- * @max_sz:	In: bytes the action may judge and act on at most
- *		(%ULONG_MAX: no limit).  If not 0, the first folio judged
- *		is taken whole even when it is larger, so that a budget
- *		smaller than a folio cannot stop the action for good: the
- *		action may exceed it by less than one folio.
- * @max_unjudged_sz: In: bytes it may only prepare at most (see
- *		@sz_unjudged; %ULONG_MAX: no limit), with the same
- *		allowance for the first folio.
+ * @max_sz:	In: bytes the action may act on at most (%ULONG_MAX: no
+ *		limit).  If not 0, the first folio is taken whole even when
+ *		it is larger, so that a budget smaller than a folio cannot
+ *		stop the action for good: the action may exceed it by less
+ *		than one folio.
+ * @max_prepare_sz: In: bytes it may only prepare at most (see
+ *		@sz_prepared; %ULONG_MAX: no limit), with the same allowance
+ *		for the first folio.
  * @stop_ns:	In: the action clock (damos_action_clock_ns()) at which the
  *		time quota is spent and the action stops; 0: no time limit.
  *		Read now and then, not for every page, so the action may
  *		overrun it a little.
- * @sz_tried:	Out: bytes it tried, judged or prepared.  Memory it passes
- *		over at little cost (free or kernel pages, say) is not
- *		counted.
- * @sz_unjudged: Out: bytes of @sz_tried that the action could not judge yet,
- *		only prepare for a later try (pageout: pages never made idle,
- *		which it makes idle).  They cost about what sampling does,
- *		so only the time quota and @max_unjudged_sz bound them: they
- *		are charged neither to the size quota nor as tried in the
- *		statistics.
+ * @sz_tried:	Out: bytes it tried: acted on, or only prepared.  Memory
+ *		it passes over at little cost (free or kernel pages, say) is
+ *		not counted.
+ * @sz_prepared: Out: bytes of @sz_tried it found unprepared (see
+ *		&damon_operations.prepare_action) and only prepared, for a
+ *		later pass.  They cost what preparing costs, so only the time
+ *		quota and @max_prepare_sz bound them: they are charged
+ *		neither to the size quota nor as tried in the statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
  *		lower than the region's end only if a limit would otherwise
  *		have been exceeded; the next charge window resumes there.
  */
 struct damos_apply_budget {
 	unsigned long max_sz;
-	unsigned long max_unjudged_sz;
+	unsigned long max_prepare_sz;
 	u64 stop_ns;
 	unsigned long sz_tried;
-	unsigned long sz_unjudged;
+	unsigned long sz_prepared;
 	unsigned long end;
 };
 
 /**
  * struct damon_operations - What an address-space backend provides.
- * @id:			Which backend this is.
+ * @id:			Which backend this is, for damon_select_ops().
  * @init:		Prepares the targets before monitoring starts.
  *			Optional.
- * @update:		Refreshes the targets every operations-update
- *			interval.  Optional.
  * @prepare_access_checks: Picks the sampling address of every region and
  *			clears its accessed state.
  * @check_accesses:	Increments &damon_region.nr_accesses of each region
@@ -386,21 +383,26 @@ struct damos_apply_budget {
  *			next one only.  The sample that ends a window (see
  *			damon_window_last_sample()) is always taken, so
  *			%UINT_MAX means "none until then".  Optional.
- * @target_valid:	Whether a target can still be monitored.  Optional.
  * @apply_scheme:	Applies the action of a scheme to a region from its
  *			start, honouring the scheme's filters and the budget
  *			(see &struct damos_apply_budget).  Returns the bytes
  *			really acted on.  Optional (then no action works).
- * @idle_ahead:	Makes the pages of a region idle, from its start until
- *			the budget runs out, for an action that checks each
- *			page again before it acts (pageout does): the check
- *			then sees the accesses since now.  The engine calls it
- *			for regions that showed the scheme's pattern for half
- *			its minimum age, and then acts (except for
- *			%DAMOS_STAT) only on regions made idle ahead.  Honours
- *			@budget's max_sz and stop_ns and sets its sz_tried
- *			and end as @apply_scheme does; its time counts
- *			against the time quota, its bytes not.  Optional.
+ * @prepare_action:	Prepares a region for actions that judge each page
+ *			again when they act and need a reference point to
+ *			judge from (pageout keeps the pages accessed since
+ *			they were last made idle, so it makes them idle
+ *			here).  The engine calls it once for each region that
+ *			showed a scheme's access pattern for half the
+ *			minimum age, marks the region &damon_region.prepared,
+ *			and then acts (except for %DAMOS_STAT) only on
+ *			prepared regions.  @apply_scheme prepares what it
+ *			finds unprepared (pages faulted in since, or of a
+ *			region merged in) and reports it in the budget's
+ *			sz_prepared; once it went through a whole region, the
+ *			region counts as prepared.  Honours the budget's
+ *			max_sz and stop_ns and sets its sz_tried and end as
+ *			@apply_scheme does; it costs time quota, no size
+ *			quota.  Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
  *			would achieve nothing, so that the region is skipped
@@ -414,18 +416,16 @@ struct damos_apply_budget {
 struct damon_operations {
 	enum damon_ops_id id;
 	void (*init)(struct damon_ctx *ctx);
-	void (*update)(struct damon_ctx *ctx);
 	void (*prepare_access_checks)(struct damon_ctx *ctx);
 	unsigned int (*check_accesses)(struct damon_ctx *ctx);
 	unsigned int (*nr_quiet_samples)(struct damon_ctx *ctx);
-	bool (*target_valid)(struct damon_target *t);
 	unsigned long (*apply_scheme)(struct damon_ctx *ctx,
 				      struct damon_target *t,
 				      struct damon_region *r, struct damos *s,
 				      struct damos_apply_budget *budget);
-	void (*idle_ahead)(struct damon_ctx *ctx, struct damon_target *t,
-			   struct damon_region *r, struct damos *s,
-			   struct damos_apply_budget *budget);
+	void (*prepare_action)(struct damon_ctx *ctx, struct damon_target *t,
+			       struct damon_region *r, struct damos *s,
+			       struct damos_apply_budget *budget);
 	int (*get_scheme_score)(struct damon_ctx *ctx, struct damon_target *t,
 				struct damon_region *r, struct damos *s);
 	void (*cleanup)(struct damon_ctx *ctx);
@@ -442,8 +442,6 @@ struct damon_operations {
  * @max_nr_regions:	Most regions per context.
  * @sample_interval:	Sampling interval, in microseconds.
  * @aggr_interval:	Aggregation interval, in microseconds.
- * @ops_update_interval: Operations-update interval, in microseconds; 0
- *			means never.
  *
  * Valid attributes have a non-zero @sample_interval, @aggr_interval at least
  * @sample_interval, @min_nr_regions at least 3 and at most @max_nr_regions.
@@ -453,26 +451,21 @@ struct damon_attrs {
 	unsigned long max_nr_regions;
 	unsigned long sample_interval;
 	unsigned long aggr_interval;
-	unsigned long ops_update_interval;
 };
 
 /**
  * struct damon_callback - Hooks a client of DAMON may set.
  * @private:		For the client's own use.
- * @after_sampling:	Called after each sample kdamond takes (not after
- *			those it sleeps through, see
- *			&damon_operations.nr_quiet_samples).
  * @after_aggregation:	Called after each aggregation interval, after the
  *			schemes were applied and before the regions are
  *			adapted.
  * @before_terminate:	Called once when kdamond is about to stop.
  *
  * The hooks run in the kdamond thread.  A non-zero return from
- * @after_sampling or @after_aggregation stops monitoring.
+ * @after_aggregation stops monitoring.
  */
 struct damon_callback {
 	void *private;
-	int (*after_sampling)(struct damon_ctx *ctx);
 	int (*after_aggregation)(struct damon_ctx *ctx);
 	void (*before_terminate)(struct damon_ctx *ctx);
 };
@@ -539,8 +532,6 @@ struct damon_ctx {
 	bool window_last_sample;
 	/* @now_us by which the current aggregation window ends. */
 	u64 next_aggregation_us;
-	/* @now_us of the next operations update. */
-	u64 next_ops_update_us;
 	/* Monitoring time, in microseconds since kdamond started. */
 	u64 now_us;
 };
@@ -618,8 +609,7 @@ static inline unsigned int damon_window_sample(const struct damon_ctx *ctx)
  * whichever comes first: this is not always the sample numbered one less
  * than the aggregation interval divided by the sampling interval.
  *
- * Context: valid in &damon_operations.check_accesses and
- * &damon_callback.after_sampling only.
+ * Context: valid in &damon_operations.check_accesses only.
  * Return: true in the last sample of a window.
  */
 static inline bool damon_window_last_sample(const struct damon_ctx *ctx)
@@ -654,18 +644,20 @@ int damon_register_ops(const struct damon_operations *ops);
 void damon_unregister_ops(enum damon_ops_id id);
 int damon_select_ops(struct damon_ctx *ctx, enum damon_ops_id id);
 
+/* kdamond.c */
 int damon_start(struct damon_ctx *ctx);
 int damon_stop(struct damon_ctx *ctx);
 bool damon_is_running(struct damon_ctx *ctx);
 int damon_kdamond_pid(struct damon_ctx *ctx);
 int damon_call(struct damon_ctx *ctx,
 	       int (*fn)(struct damon_ctx *ctx, void *data), void *data);
+
+/* commit.c */
 int damon_commit_ctx(struct damon_ctx *dst, struct damon_ctx *src);
 
 /* schemes.c */
 struct damos *damos_new_scheme(const struct damos_access_pattern *pattern,
 			       enum damos_action action,
-			       unsigned long apply_interval_us,
 			       const struct damos_quota *quota,
 			       const struct damos_watermarks *wmarks);
 void damon_add_scheme(struct damon_ctx *ctx, struct damos *s);
@@ -676,17 +668,13 @@ struct damos_filter *damos_new_filter(enum damos_filter_type type,
 bool damos_filter_out_folio(const struct damos *s, const struct folio *folio);
 void damos_destroy_filter(struct damos_filter *f);
 void damos_add_filter(struct damos *s, struct damos_filter *f);
+
+/* quota.c */
 struct damos_quota_goal *damos_new_quota_goal(enum damos_quota_goal_metric m,
 					      unsigned long target_value);
 void damos_add_quota_goal(struct damos_quota *q, struct damos_quota_goal *g);
 void damos_destroy_quota_goal(struct damos_quota_goal *g);
 
 #endif /* CONFIG_DAMON */
-
-#ifdef CONFIG_DAMON_PADDR
-/* paddr.c */
-int damon_paddr_system_ram_ranges(struct damon_addr_range *ranges,
-				  unsigned int max_nr);
-#endif /* CONFIG_DAMON_PADDR */
 
 #endif /* _LINUX_DAMON_H */

@@ -26,11 +26,12 @@ MIB = 1 << 20
 # Two identical TCG runs have differed by this much: with fewer than three
 # runs, a smaller difference is called noise.
 TCG_NOISE = 0.30
-VARIANT_ORDER = ['none', 'ours', 'upstream', 'upstream-fixed', 'kstaled',
-                 'pressure', 'ours-noquota']
+VARIANT_ORDER = ['none', 'ours-ref', 'ours', 'upstream', 'upstream-fixed',
+                 'kstaled', 'pressure', 'ours-noquota']
 VARIANT_LABEL = {
     'none': 'no reclaim',
     'ours': 'ours (DAMON_RECLAIM)',
+    'ours-ref': 'ours, reference kernel',
     'upstream': 'upstream as shipped',
     'upstream-fixed': 'upstream + fix',
     'kstaled': 'kstaled-style full scan',
@@ -43,6 +44,7 @@ VARIANT_LABEL = {
 VARIANT_COLOR = {
     'none': '#7f7f7f',
     'ours': '#1f77b4',
+    'ours-ref': '#8c564b',
     'upstream': '#d62728',
     'upstream-fixed': '#ff7f0e',
     'kstaled': '#2ca02c',
@@ -50,9 +52,9 @@ VARIANT_COLOR = {
     'ours-noquota': '#17becf',
 }
 # Variants not in the map (BENCH_* experiments) take these, by name.
-SPARE_COLORS = ['#8c564b', '#e377c2', '#bcbd22', '#000000']
+SPARE_COLORS = ['#e377c2', '#bcbd22', '#000000']
 # The variants that run DAMON_RECLAIM with the quota_ms of the run.
-QUOTA_VARIANTS = ('ours', 'upstream', 'upstream-fixed')
+QUOTA_VARIANTS = ('ours', 'ours-ref', 'upstream', 'upstream-fixed')
 
 
 def color(v):
@@ -74,7 +76,8 @@ def plot_label(v, quota):
     """Name of a variant in the plots: with the quota it ran with."""
     if v == 'ours-noquota':
         return 'ours, quota_ms 0'
-    label = {'ours': 'ours'}.get(v, VARIANT_LABEL.get(v, v))
+    label = {'ours': 'ours', 'ours-ref': 'ours (ref)'}.get(
+        v, VARIANT_LABEL.get(v, v))
     if quota is not None and v in QUOTA_VARIANTS:
         label += ', quota_ms %s' % quota
     elif quota is not None and v == 'pressure':

@@ -191,6 +191,14 @@ struct damon_modules_runner {
 int damon_modules_runner_init(struct damon_modules_runner *r,
 			      struct damon_ctx *ctx);
 int damon_modules_follow_hotplug(struct damon_modules_runner *r);
+void damon_modules_set_watched(struct damon_modules_runner *r,
+			       struct damon_addr_range *ranges, unsigned int nr,
+			       const char *why);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int damon_modules_system_ram(struct damon_addr_range *ranges,
+			     unsigned int max_nr);
+#endif
 int damon_modules_set_enabled(struct damon_modules_runner *r, bool on);
 bool damon_modules_is_enabled(struct damon_modules_runner *r);
 int damon_modules_commit(struct damon_modules_runner *r);

@@ -21,6 +21,7 @@
 #include <linux/sched/cputime.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -49,16 +50,18 @@
 
 /* === Clock === */
 
+#if IS_ENABLED(CONFIG_DAMON_KUNIT_TEST)
 static u64 (*damos_test_clock_ns)(void);
 
 /**
- * damos_set_test_clock() - Replace the clock of the DAMOS engine.
+ * damos_set_test_clock() - Replace the clocks of the DAMOS engine.
  * @clock_ns:	Returns the time in nanoseconds, or NULL to go back to the
  *		real clocks.
  *
- * Only for KUnit suites, which need to control how long actions seem to take
- * and when charge windows end.  The suite must restore the real clocks before
- * it finishes.
+ * Only in kernels with the KUnit suites, which need to control how long
+ * actions seem to take and when charge windows end; other kernels read the
+ * real clocks directly (see internal.h).  A suite restores the real clocks
+ * before it finishes.
  *
  * Context: Any context.  No kdamond may run meanwhile.
  */
@@ -67,17 +70,6 @@ void damos_set_test_clock(u64 (*clock_ns)(void))
 	damos_test_clock_ns = clock_ns;
 }
 
-/**
- * damos_action_clock_ns() - The clock actions are timed with.
- *
- * The CPU time of the calling thread rather than the time that passed: the
- * time quota bounds what acting costs, and an action that yields the CPU
- * between batches (to a busy workload, say) does not cost the time it waits
- * to run again.
- *
- * Context: Process context.
- * Return: nanoseconds of CPU time, or the test clock while one is set.
- */
 u64 damos_action_clock_ns(void)
 {
 	if (damos_test_clock_ns)
@@ -85,17 +77,12 @@ u64 damos_action_clock_ns(void)
 	return task_sched_runtime(current);
 }
 
-/**
- * damos_now_jiffies() - The clock charge windows are measured with.
- *
- * Context: Any context.
- * Return: jiffies, or the test clock converted to jiffies while one is set.
- */
 unsigned long damos_now_jiffies(void)
 {
 	return damos_test_clock_ns ? nsecs_to_jiffies(damos_test_clock_ns()) :
 		jiffies;
 }
+#endif /* CONFIG_DAMON_KUNIT_TEST */
 
 /* === Arithmetic === */
 
@@ -109,7 +96,7 @@ unsigned long damos_now_jiffies(void)
  * Return: the quotient rounded down, U64_MAX if it does not fit in a u64 or
  * if @c is 0.
  */
-u64 damos_mul_div(u64 a, u64 b, u64 c)
+VISIBLE_IF_KUNIT u64 damos_mul_div(u64 a, u64 b, u64 c)
 {
 	u64 q, r, hi;
 
@@ -250,7 +237,7 @@ static u64 damos_goal_score_bp(const struct damos_quota_goal *g)
  * Return: the tuned quota for the new window, in bytes times
  * %DAMOS_QUOTA_BP.
  */
-u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp)
+VISIBLE_IF_KUNIT u64 damos_tune_esz_bp(u64 esz_bp, u64 score_bp, u64 max_bp)
 {
 	u64 delta;
 
@@ -466,6 +453,7 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 	if (!damos_quota_is_set(q)) {
 		q->esz = 0;
 		q->charged_sz = 0;
+		q->prepared_sz = 0;
 		q->charged_ns = 0;
 		return;
 	}
@@ -485,7 +473,7 @@ void damos_update_quota(struct damos_quota *q, unsigned long now_jiffies)
 	}
 	q->esz = esz;
 	q->charged_sz = 0;
-	q->idled_sz = 0;
+	q->prepared_sz = 0;
 	/* The time spent beyond the last window's quota is paid first. */
 	if (q->ms)
 		q->charged_ns -= min(q->charged_ns, damos_time_quota_ns(q));

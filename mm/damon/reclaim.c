@@ -48,7 +48,6 @@ static struct damon_reclaim_inputs damon_reclaim_in = {
 		.attrs = {
 			.sample_interval = 5000,
 			.aggr_interval = 100000,
-			.ops_update_interval = 0,
 			.min_nr_regions = 10,
 			.max_nr_regions = 1000,
 		},
@@ -274,7 +273,7 @@ struct damos *damon_reclaim_new_scheme(const struct damon_reclaim_inputs *in)
 	struct damos *s;
 
 	s = damos_new_scheme(&pattern, in->dry_run ? DAMOS_STAT : DAMOS_PAGEOUT,
-			     0, &quota, &wmarks);
+			     &quota, &wmarks);
 	if (!s)
 		return NULL;
 

@@ -18,6 +18,7 @@
 #include <linux/minmax.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -49,10 +50,11 @@ struct damon_region *damon_new_region(unsigned long start, unsigned long end)
 	r->ar.start = start;
 	r->ar.end = end;
 	r->sampling_addr = start;
+	r->sampling_state = 0;
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
-	r->idled_ahead = false;
+	r->prepared = false;
 	INIT_LIST_HEAD(&r->list);
 	return r;
 }
@@ -180,6 +182,7 @@ static struct damon_region *damon_take_from_pool(struct list_head *pool,
 	r->ar.start = start;
 	r->ar.end = end;
 	r->sampling_addr = start;
+	r->sampling_state = 0;
 	return r;
 }
 
@@ -299,8 +302,9 @@ free_pool:
  * @sz_left:	Size of the lower part, in bytes; must be above 0 and below
  *		the size of @r.
  *
- * Both parts keep the access counts, age and idled-ahead state of @r.  If
- * no memory is left for the upper part, @r is left whole.
+ * Both parts keep the access counts, age and prepared state of @r; the
+ * sampled page stays with the part that holds it.  If no memory is left
+ * for the upper part, @r is left whole.
  *
  * Context: May sleep.  The caller owns @t.
  * Return: true if @r was cut, false if it was left whole.
@@ -318,10 +322,14 @@ bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 	upper->nr_accesses = r->nr_accesses;
 	upper->last_nr_accesses = r->last_nr_accesses;
 	upper->age = r->age;
-	upper->idled_ahead = r->idled_ahead;
+	upper->prepared = r->prepared;
 	r->ar.end = upper->ar.start;
-	if (r->sampling_addr >= r->ar.end)
+	if (r->sampling_addr >= r->ar.end) {
+		upper->sampling_addr = r->sampling_addr;
+		upper->sampling_state = r->sampling_state;
 		r->sampling_addr = r->ar.start;
+		r->sampling_state = 0;
+	}
 	damon_insert_region_after(upper, r, t);
 	return true;
 }
@@ -354,12 +362,13 @@ static unsigned int damon_weighted_avg(unsigned int a, unsigned long wa,
  * @r:	The region right above @l; it is freed.
  *
  * The access counts and the age of the merged region are the averages of
- * those of @l and @r, weighted by their sizes.  It counts as idled ahead
- * if either was: pages of the other part that are found young when the
- * action checks them are only kept for a later pass.
+ * those of @l and @r, weighted by their sizes.  It counts as prepared if
+ * either was: the action copes with pages it finds unprepared (pageout
+ * keeps them for a later pass).  It keeps the sampled page of @l.
  *
  * Context: The caller owns @t.
  */
+VISIBLE_IF_KUNIT
 void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 			     struct damon_region *r)
 {
@@ -370,7 +379,7 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 	l->last_nr_accesses = damon_weighted_avg(l->last_nr_accesses, sz_l,
 						 r->last_nr_accesses, sz_r);
 	l->age = damon_weighted_avg(l->age, sz_l, r->age, sz_r);
-	l->idled_ahead = l->idled_ahead || r->idled_ahead;
+	l->prepared = l->prepared || r->prepared;
 	l->ar.end = r->ar.end;
 	damon_destroy_region(r, t);
 }
@@ -389,7 +398,7 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
  * Context: Any context.
  * Return: true if @a and @b are alike.
  */
-bool damon_ages_alike(unsigned int a, unsigned int b)
+VISIBLE_IF_KUNIT bool damon_ages_alike(unsigned int a, unsigned int b)
 {
 	return (u64)min(a, b) * 2 >= max(a, b);
 }
@@ -408,6 +417,7 @@ bool damon_ages_alike(unsigned int a, unsigned int b)
  *
  * Context: The caller owns @t.
  */
+VISIBLE_IF_KUNIT
 void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
 			    unsigned long sz_limit, bool ages_too)
 {
@@ -451,6 +461,7 @@ static unsigned long damon_random_units(unsigned long nr_units)
  *
  * Context: May sleep.  The caller owns @t.
  */
+VISIBLE_IF_KUNIT
 void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
 			    unsigned long min_region_sz)
 {
@@ -489,6 +500,7 @@ void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,
  * Context: The caller owns @ctx's targets.
  * Return: the limit, in bytes, never below &damon_ctx.min_region_sz.
  */
+VISIBLE_IF_KUNIT
 unsigned long damon_region_sz_limit(const struct damon_ctx *ctx)
 {
 	const struct damon_target *t;

@@ -10,6 +10,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/vmstat.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -37,6 +38,7 @@ static unsigned long damos_free_mem_permil(void)
  * Context: Any context.
  * Return: whether the scheme is active from now on.
  */
+VISIBLE_IF_KUNIT
 bool damos_wmarks_decide(const struct damos_watermarks *wm,
 			 unsigned long metric, bool active)
 {

@@ -110,32 +110,21 @@ static bool damon_test_wait_stopped(struct damon_ctx *ctx, unsigned int ms)
 
 /* What the hooks saw, shared between kdamond and the test. */
 struct damon_test_hooks {
-	atomic_t nr_samples;
 	atomic_t nr_aggregations;
-	atomic_t nr_last_samples;
 	unsigned int min_nr_accesses;
 	unsigned int max_nr_accesses;
-	unsigned int nr_samples_to_stop;
+	unsigned int nr_aggregations_to_stop;
 	unsigned long window_slots;
 	unsigned long checks_at_aggr;
 	bool terminated;
 };
-
-static int damon_test_after_sampling(struct damon_ctx *ctx)
-{
-	struct damon_test_hooks *h = ctx->callback.private;
-	unsigned int nr = atomic_inc_return(&h->nr_samples);
-
-	if (damon_window_last_sample(ctx))
-		atomic_inc(&h->nr_last_samples);
-	return h->nr_samples_to_stop && nr >= h->nr_samples_to_stop;
-}
 
 static int damon_test_after_aggregation(struct damon_ctx *ctx)
 {
 	struct damon_test_hooks *h = ctx->callback.private;
 	struct damon_target *t;
 	struct damon_region *r;
+	unsigned int nr;
 
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
@@ -148,8 +137,8 @@ static int damon_test_after_aggregation(struct damon_ctx *ctx)
 	/* Samples counted, slept through included, and samples taken. */
 	h->window_slots += ctx->window_nr_samples;
 	h->checks_at_aggr = damon_fake_ops_nr_samples();
-	atomic_inc(&h->nr_aggregations);
-	return 0;
+	nr = atomic_inc_return(&h->nr_aggregations);
+	return h->nr_aggregations_to_stop && nr >= h->nr_aggregations_to_stop;
 }
 
 static void damon_test_before_terminate(struct damon_ctx *ctx)
@@ -168,7 +157,6 @@ static struct damon_test_hooks *damon_test_hook(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	h->min_nr_accesses = UINT_MAX;
 	ctx->callback.private = h;
-	ctx->callback.after_sampling = damon_test_after_sampling;
 	ctx->callback.after_aggregation = damon_test_after_aggregation;
 	ctx->callback.before_terminate = damon_test_before_terminate;
 	return h;
@@ -182,7 +170,6 @@ static void damon_test_new_ctx_defaults(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, ctx->attrs.sample_interval, 5000UL);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.aggr_interval, 100000UL);
-	KUNIT_EXPECT_EQ(test, ctx->attrs.ops_update_interval, 60000000UL);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.min_nr_regions, 10UL);
 	KUNIT_EXPECT_EQ(test, ctx->attrs.max_nr_regions, 1000UL);
 	KUNIT_EXPECT_EQ(test, ctx->min_region_sz, PAGE_SIZE);
@@ -224,12 +211,10 @@ static void damon_test_set_attrs_invalid_keeps_old(struct kunit *test)
 	struct damon_ctx *ctx = damon_test_ctx(test);
 	struct damon_attrs good = {
 		.sample_interval = 1000, .aggr_interval = 20000,
-		.ops_update_interval = 0,
 		.min_nr_regions = 5, .max_nr_regions = 50,
 	};
 	struct damon_attrs bad = {
 		.sample_interval = 1000, .aggr_interval = 500,
-		.ops_update_interval = 0,
 		.min_nr_regions = 5, .max_nr_regions = 50,
 	};
 
@@ -310,7 +295,6 @@ static void damon_test_unit_conversions(struct kunit *test)
 {
 	struct damon_attrs attrs = {
 		.sample_interval = 5000, .aggr_interval = 100000,
-		.ops_update_interval = 0,
 		.min_nr_regions = 10, .max_nr_regions = 1000,
 	};
 
@@ -356,20 +340,23 @@ static void damon_test_ops_registry(struct kunit *test)
 {
 	struct damon_ctx *ctx = damon_test_ctx(test);
 	struct damon_operations ops = {
-		.id = DAMON_OPS_TEST,
+		.id = DAMON_OPS_PADDR,
 		.prepare_access_checks = damon_test_fake_prepare,
 		.check_accesses = damon_test_fake_check,
 	};
 
-	/* Registers the fake backend as DAMON_OPS_TEST. */
-	KUNIT_ASSERT_EQ(test, damon_fake_ops_select(ctx), 0);
-	KUNIT_EXPECT_EQ(test, ctx->ops.id, DAMON_OPS_TEST);
+	if (!IS_ENABLED(CONFIG_DAMON_PADDR))
+		kunit_skip(test, "needs the physical address operations");
+	/* They register at boot. */
+	KUNIT_ASSERT_EQ(test, damon_select_ops(ctx, DAMON_OPS_PADDR), 0);
+	KUNIT_EXPECT_EQ(test, ctx->ops.id, DAMON_OPS_PADDR);
 	KUNIT_EXPECT_NOT_NULL(test, ctx->ops.check_accesses);
+	KUNIT_EXPECT_TRUE(test, ctx->ops.check_accesses != damon_test_fake_check);
 	KUNIT_EXPECT_EQ(test, damon_register_ops(&ops), -EBUSY);
 
 	ops.id = NR_DAMON_OPS;
 	KUNIT_EXPECT_EQ(test, damon_register_ops(&ops), -EINVAL);
-	ops.id = DAMON_OPS_TEST;
+	ops.id = DAMON_OPS_PADDR;
 	ops.check_accesses = NULL;
 	KUNIT_EXPECT_EQ(test, damon_register_ops(&ops), -EINVAL);
 	KUNIT_EXPECT_EQ(test, damon_select_ops(ctx, NR_DAMON_OPS), -EINVAL);
@@ -537,10 +524,8 @@ static void damon_test_start_stop(struct kunit *test)
 	nr_aggr = atomic_read(&h->nr_aggregations);
 	KUNIT_EXPECT_GE(test, damon_fake_ops_nr_samples(), nr_aggr);
 	KUNIT_EXPECT_LE(test, damon_fake_ops_nr_samples(), 10 * (nr_aggr + 1));
-	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
-			damon_fake_ops_nr_samples());
 	/* The operations were told which sample ended each window. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_last_samples), (int)nr_aggr);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_last_samples(), nr_aggr);
 	/* All hot: every region found accessed in all samples, out of 10. */
 	KUNIT_EXPECT_EQ(test, h->min_nr_accesses, 10U);
 	KUNIT_EXPECT_EQ(test, h->max_nr_accesses, 10U);
@@ -573,9 +558,6 @@ static void damon_test_sleeps_through_quiet_samples(struct kunit *test)
 	KUNIT_EXPECT_GE(test, checks, nr_aggr);
 	KUNIT_EXPECT_LE(test, h->window_slots, 4 * checks);
 	KUNIT_EXPECT_GE(test, h->window_slots + 12 * nr_aggr, 4 * checks);
-	/* The hook runs for the samples taken only. */
-	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&h->nr_samples),
-			damon_fake_ops_nr_samples());
 }
 
 /*
@@ -597,7 +579,7 @@ static void damon_test_one_sample_per_quiet_window(struct kunit *test)
 	nr_aggr = atomic_read(&h->nr_aggregations);
 	KUNIT_EXPECT_EQ(test, h->checks_at_aggr, nr_aggr);
 	KUNIT_EXPECT_EQ(test, h->window_slots, 20 * nr_aggr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_last_samples), (int)nr_aggr);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_last_samples(), nr_aggr);
 }
 
 /* Cold memory is never found accessed. */
@@ -643,24 +625,6 @@ static void damon_test_start_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_inits(), 0U);
 }
 
-/* A thread failing its own initialisation is reported by damon_start(). */
-static void damon_test_start_init_fails(struct kunit *test)
-{
-	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 10000);
-
-	damon_fake_ops_set_targets_valid(false);
-	KUNIT_EXPECT_EQ(test, damon_start(ctx), -EINVAL);
-	KUNIT_EXPECT_FALSE(test, damon_is_running(ctx));
-	KUNIT_EXPECT_EQ(test, damon_kdamond_pid(ctx), -1);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_inits(), 1U);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_cleanups(), 1U);
-	KUNIT_EXPECT_EQ(test, damon_stop(ctx), -EPERM);
-
-	damon_fake_ops_set_targets_valid(true);
-	KUNIT_EXPECT_EQ(test, damon_start(ctx), 0);
-	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
-}
-
 static void damon_test_start_no_target(struct kunit *test)
 {
 	struct damon_ctx *ctx = damon_test_ctx(test);
@@ -668,6 +632,10 @@ static void damon_test_start_no_target(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, damon_fake_ops_select(ctx), 0);
 	KUNIT_EXPECT_EQ(test, damon_start(ctx), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, damon_is_running(ctx));
+	KUNIT_EXPECT_EQ(test, damon_kdamond_pid(ctx), -1);
+	/* Refused before the operations were set up. */
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_inits(), 0U);
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), -EPERM);
 }
 
 /* The time damon_stop() takes on a context started @delay_ms ago. */
@@ -717,7 +685,7 @@ static void damon_test_stop_is_prompt_wmarks(struct kunit *test)
 	struct damos *s;
 	s64 ms;
 
-	s = damos_new_scheme(&pattern, DAMOS_STAT, 0, &quota, &wmarks);
+	s = damos_new_scheme(&pattern, DAMOS_STAT, &quota, &wmarks);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	damon_add_scheme(ctx, s);
 	ms = damon_test_stop_ms(test, ctx, 200);
@@ -732,32 +700,20 @@ static void damon_test_hook_stops(struct kunit *test)
 	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 10000);
 	struct damon_test_hooks *h = damon_test_hook(test, ctx);
 
-	h->nr_samples_to_stop = 5;
+	h->nr_aggregations_to_stop = 2;
 	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
 	KUNIT_EXPECT_TRUE(test, damon_test_wait_stopped(ctx, 5000));
 	KUNIT_EXPECT_EQ(test, damon_kdamond_pid(ctx), -1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_samples), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->nr_aggregations), 2);
 	KUNIT_EXPECT_TRUE(test, h->terminated);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_cleanups(), 1U);
 
 	/* The stopped thread is reaped by the next start. */
-	h->nr_samples_to_stop = 0;
+	h->nr_aggregations_to_stop = 0;
 	KUNIT_EXPECT_EQ(test, damon_start(ctx), 0);
 	KUNIT_EXPECT_TRUE(test, damon_is_running(ctx));
 	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
 	KUNIT_EXPECT_EQ(test, damon_stop(ctx), -EPERM);
-}
-
-/* Targets becoming invalid end monitoring at the next aggregation. */
-static void damon_test_targets_vanish(struct kunit *test)
-{
-	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 5000);
-
-	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
-	damon_fake_ops_set_targets_valid(false);
-	KUNIT_EXPECT_TRUE(test, damon_test_wait_stopped(ctx, 5000));
-	/* Reaping a thread that stopped on its own counts as a stop. */
-	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
 }
 
 struct damon_test_start_stopper {
@@ -940,7 +896,7 @@ static struct damon_ctx *damon_test_src(struct kunit *test,
 {
 	struct damon_ctx *src = damon_test_ctx(test);
 
-	KUNIT_ASSERT_EQ(test, damon_select_ops(src, DAMON_OPS_TEST), 0);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_select(src), 0);
 	damon_test_set_intervals(test, src, sample_us, aggr_us);
 	return src;
 }
@@ -1085,12 +1041,10 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_cold_memory),
 	KUNIT_CASE(damon_test_start_twice),
 	KUNIT_CASE(damon_test_start_invalid),
-	KUNIT_CASE(damon_test_start_init_fails),
 	KUNIT_CASE(damon_test_start_no_target),
 	KUNIT_CASE(damon_test_stop_is_prompt),
 	KUNIT_CASE(damon_test_stop_is_prompt_wmarks),
 	KUNIT_CASE(damon_test_hook_stops),
-	KUNIT_CASE(damon_test_targets_vanish),
 	KUNIT_CASE(damon_test_concurrent_start_stop),
 	KUNIT_CASE(damon_test_call),
 	KUNIT_CASE(damon_test_call_while_busy),

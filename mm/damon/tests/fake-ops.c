@@ -24,22 +24,22 @@ static DEFINE_SPINLOCK(damon_fake_lock);
 /* Everything below is protected by damon_fake_lock. */
 static struct damon_fake_hot_range damon_fake_hot[DAMON_FAKE_MAX_HOT_RANGES];
 static unsigned int damon_fake_nr_hot;
-static bool damon_fake_targets_valid = true;
 static u64 damon_fake_cost_ns_per_byte;
 static unsigned int damon_fake_applied_permil = 1000;
 static unsigned int damon_fake_tried_permil = 1000;
-static unsigned int damon_fake_unjudged_permil;
+static unsigned int damon_fake_unprepared_permil;
 static unsigned long damon_fake_clock_check_sz = PAGE_SIZE;
 static damon_fake_score_fn damon_fake_score;
 static unsigned int damon_fake_quiet;
 static unsigned int damon_fake_prepare_delay_ms;
 static u64 damon_fake_clock;
 static unsigned long damon_fake_nr_samples;
+static unsigned long damon_fake_nr_last_samples;
 static unsigned int damon_fake_nr_inits;
 static unsigned int damon_fake_nr_cleanups;
 static unsigned int damon_fake_nr_applied;
-static unsigned int damon_fake_nr_idled_ahead;
-static unsigned long damon_fake_sz_idled_ahead;
+static unsigned int damon_fake_nr_prepared;
+static unsigned long damon_fake_sz_prepared;
 static struct damon_fake_applied damon_fake_records[DAMON_FAKE_MAX_APPLIED];
 
 /* Moves the fake clock @ns forward, saturating.  Under damon_fake_lock. */
@@ -86,15 +86,15 @@ static unsigned long damon_fake_time_fit_locked(unsigned long sz, u64 stop_ns,
 	return min_t(u64, roundup(need, damon_fake_clock_check_sz), sz);
 }
 
-/* The pages of a region of @sz the action tries, and leaves unjudged. */
+/* The bytes of a region of @sz the action tries, and finds unprepared. */
 static unsigned long damon_fake_tried(unsigned long sz)
 {
 	return mult_frac(sz, damon_fake_tried_permil, 1000);
 }
 
-static unsigned long damon_fake_unjudged(unsigned long sz)
+static unsigned long damon_fake_unprepared(unsigned long sz)
 {
-	return mult_frac(damon_fake_tried(sz), damon_fake_unjudged_permil,
+	return mult_frac(damon_fake_tried(sz), damon_fake_unprepared_permil,
 			 1000);
 }
 
@@ -107,9 +107,9 @@ static unsigned long damon_fake_budget_fit(unsigned long sz,
 {
 	unsigned long fit = sz;
 
-	while (fit && (damon_fake_tried(fit) - damon_fake_unjudged(fit) >
+	while (fit && (damon_fake_tried(fit) - damon_fake_unprepared(fit) >
 		       b->max_sz ||
-		       damon_fake_unjudged(fit) > b->max_unjudged_sz))
+		       damon_fake_unprepared(fit) > b->max_prepare_sz))
 		fit = ALIGN_DOWN(fit - 1, PAGE_SIZE);
 	return fit;
 }
@@ -176,6 +176,8 @@ static unsigned int damon_fake_check_accesses(struct damon_ctx *ctx)
 
 	spin_lock(&damon_fake_lock);
 	sample = damon_fake_nr_samples++;
+	if (damon_window_last_sample(ctx))
+		damon_fake_nr_last_samples++;
 	damon_for_each_target(t, ctx) {
 		damon_for_each_region(r, t) {
 			if (damon_fake_accessed(r->sampling_addr, sample))
@@ -190,11 +192,6 @@ static unsigned int damon_fake_check_accesses(struct damon_ctx *ctx)
 static unsigned int damon_fake_nr_quiet_samples(struct damon_ctx *ctx)
 {
 	return READ_ONCE(damon_fake_quiet);
-}
-
-static bool damon_fake_target_valid(struct damon_target *t)
-{
-	return READ_ONCE(damon_fake_targets_valid);
 }
 
 static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
@@ -216,7 +213,7 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 		b->end = r->ar.start + sz;
 	tried = damon_fake_tried(sz);
 	b->sz_tried = tried;
-	b->sz_unjudged = damon_fake_unjudged(sz);
+	b->sz_prepared = damon_fake_unprepared(sz);
 	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
 		rec = &damon_fake_records[damon_fake_nr_applied];
 		rec->start = r->ar.start;
@@ -234,10 +231,10 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	return sz;
 }
 
-static void damon_fake_idle_ahead(struct damon_ctx *ctx,
-				  struct damon_target *t,
-				  struct damon_region *r, struct damos *s,
-				  struct damos_apply_budget *b)
+static void damon_fake_prepare_action(struct damon_ctx *ctx,
+				      struct damon_target *t,
+				      struct damon_region *r, struct damos *s,
+				      struct damos_apply_budget *b)
 {
 	unsigned long sz = damon_region_sz(r);
 
@@ -248,9 +245,9 @@ static void damon_fake_idle_ahead(struct damon_ctx *ctx,
 	if (sz < damon_region_sz(r))
 		b->end = r->ar.start + sz;
 	b->sz_tried = sz;
-	if (damon_fake_nr_idled_ahead < UINT_MAX)
-		damon_fake_nr_idled_ahead++;
-	damon_fake_sz_idled_ahead += sz;
+	if (damon_fake_nr_prepared < UINT_MAX)
+		damon_fake_nr_prepared++;
+	damon_fake_sz_prepared += sz;
 	/* Each byte looked at costs what it costs apply_scheme(). */
 	damon_fake_clock_charge_locked(sz);
 	spin_unlock(&damon_fake_lock);
@@ -268,13 +265,13 @@ static int damon_fake_get_scheme_score(struct damon_ctx *ctx,
 	return max(damos_generic_score(ctx, r, s), 1U);
 }
 
+/* Not registered: damon_fake_ops_select() hands it to a context directly. */
 static const struct damon_operations damon_fake_ops = {
-	.id = DAMON_OPS_TEST,
+	.id = NR_DAMON_OPS,
 	.init = damon_fake_init,
 	.prepare_access_checks = damon_fake_prepare_access_checks,
 	.check_accesses = damon_fake_check_accesses,
 	.nr_quiet_samples = damon_fake_nr_quiet_samples,
-	.target_valid = damon_fake_target_valid,
 	.apply_scheme = damon_fake_apply_scheme,
 	.get_scheme_score = damon_fake_get_scheme_score,
 	.cleanup = damon_fake_cleanup,
@@ -285,7 +282,7 @@ static const struct damon_operations damon_fake_ops = {
 /**
  * damon_fake_ops_reset() - Forgets hot ranges, records and settings.
  *
- * Targets become valid, actions free and fully applied, scores generic,
+ * Actions become free and fully applied, scores generic,
  * and every counter and the clock go back to 0.
  *
  * Context: Any context.  No kdamond using the backend may run.
@@ -294,22 +291,22 @@ void damon_fake_ops_reset(void)
 {
 	spin_lock(&damon_fake_lock);
 	damon_fake_nr_hot = 0;
-	WRITE_ONCE(damon_fake_targets_valid, true);
 	damon_fake_cost_ns_per_byte = 0;
 	damon_fake_applied_permil = 1000;
 	damon_fake_tried_permil = 1000;
-	damon_fake_unjudged_permil = 0;
+	damon_fake_unprepared_permil = 0;
 	damon_fake_clock_check_sz = PAGE_SIZE;
 	WRITE_ONCE(damon_fake_score, NULL);
 	WRITE_ONCE(damon_fake_quiet, 0);
 	WRITE_ONCE(damon_fake_prepare_delay_ms, 0);
 	damon_fake_clock = 0;
 	damon_fake_nr_samples = 0;
+	damon_fake_nr_last_samples = 0;
 	damon_fake_nr_inits = 0;
 	damon_fake_nr_cleanups = 0;
 	damon_fake_nr_applied = 0;
-	damon_fake_nr_idled_ahead = 0;
-	damon_fake_sz_idled_ahead = 0;
+	damon_fake_nr_prepared = 0;
+	damon_fake_sz_prepared = 0;
 	spin_unlock(&damon_fake_lock);
 }
 
@@ -318,20 +315,16 @@ void damon_fake_ops_reset(void)
  * use it.
  * @ctx:	The context; it must not be running.
  *
- * Registers the backend as %DAMON_OPS_TEST the first time.
+ * The backend is not registered: production code cannot select it.
  *
  * Context: May sleep.
- * Return: 0 on success, or the error of damon_select_ops().
+ * Return: 0.
  */
 int damon_fake_ops_select(struct damon_ctx *ctx)
 {
-	int err;
-
-	err = damon_register_ops(&damon_fake_ops);
-	if (err && err != -EBUSY)
-		return err;
 	damon_fake_ops_reset();
-	return damon_select_ops(ctx, DAMON_OPS_TEST);
+	ctx->ops = damon_fake_ops;
+	return 0;
 }
 
 /**
@@ -367,20 +360,6 @@ int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
 	}
 	spin_unlock(&damon_fake_lock);
 	return err;
-}
-
-/**
- * damon_fake_ops_set_targets_valid() - Sets what target_valid() answers.
- * @valid:	The answer, for every target.
- *
- * With false, damon_start() fails and a running kdamond stops at its next
- * aggregation.
- *
- * Context: Any context.
- */
-void damon_fake_ops_set_targets_valid(bool valid)
-{
-	WRITE_ONCE(damon_fake_targets_valid, valid);
 }
 
 /**
@@ -453,17 +432,17 @@ void damon_fake_ops_set_tried_permil(unsigned int permil)
 }
 
 /**
- * damon_fake_ops_set_unjudged_permil() - Sets how much of what an action
- * works on it reports it could not judge yet.
+ * damon_fake_ops_set_unprepared_permil() - Sets how much of what an action
+ * tries it reports it found unprepared and only prepared.
  * @permil:	Per-thousand of sz_tried that apply_scheme() reports through
- *		sz_unjudged (0, the default: none).
+ *		sz_prepared (0, the default: none).
  *
  * Context: Any context.
  */
-void damon_fake_ops_set_unjudged_permil(unsigned int permil)
+void damon_fake_ops_set_unprepared_permil(unsigned int permil)
 {
 	spin_lock(&damon_fake_lock);
-	damon_fake_unjudged_permil = min(permil, 1000U);
+	damon_fake_unprepared_permil = min(permil, 1000U);
 	spin_unlock(&damon_fake_lock);
 }
 
@@ -547,6 +526,23 @@ unsigned long damon_fake_ops_nr_samples(void)
 }
 
 /**
+ * damon_fake_ops_nr_last_samples() - Counts the check_accesses() calls in
+ * which damon_window_last_sample() was true.
+ *
+ * Context: Any context.
+ * Return: the number of window-ending samples since the last reset.
+ */
+unsigned long damon_fake_ops_nr_last_samples(void)
+{
+	unsigned long nr;
+
+	spin_lock(&damon_fake_lock);
+	nr = damon_fake_nr_last_samples;
+	spin_unlock(&damon_fake_lock);
+	return nr;
+}
+
+/**
  * damon_fake_ops_nr_inits() - Counts init() calls.
  *
  * Context: Any context.
@@ -616,33 +612,33 @@ bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec)
 }
 
 /**
- * damon_fake_ops_idled_ahead() - Counts the idle_ahead() calls received.
- * @sz:	Where the bytes they made idle, in total, are stored.
+ * damon_fake_ops_prepared() - Counts the prepare_action() calls received.
+ * @sz:	Where the bytes they prepared, in total, are stored.
  *
  * Context: Any context.
- * Return: the number of idle_ahead() calls since the last reset.
+ * Return: the number of prepare_action() calls since the last reset.
  */
-unsigned int damon_fake_ops_idled_ahead(unsigned long *sz)
+unsigned int damon_fake_ops_prepared(unsigned long *sz)
 {
 	unsigned int nr;
 
 	spin_lock(&damon_fake_lock);
-	nr = damon_fake_nr_idled_ahead;
-	*sz = damon_fake_sz_idled_ahead;
+	nr = damon_fake_nr_prepared;
+	*sz = damon_fake_sz_prepared;
 	spin_unlock(&damon_fake_lock);
 	return nr;
 }
 
 /**
- * damon_fake_ops_enable_idle_ahead() - Gives a context idle_ahead().
+ * damon_fake_ops_enable_prepare() - Gives a context prepare_action().
  * @ctx:	A context on the fake backend.
  *
- * Without it the backend has no idle_ahead() and the engine acts on regions
- * that were not made idle ahead, as for a backend that checks no page.
+ * Without it the backend has no prepare_action() and the engine acts on
+ * regions that were never prepared.
  *
  * Context: The caller owns @ctx; kdamond is not running.
  */
-void damon_fake_ops_enable_idle_ahead(struct damon_ctx *ctx)
+void damon_fake_ops_enable_prepare(struct damon_ctx *ctx)
 {
-	ctx->ops.idle_ahead = damon_fake_idle_ahead;
+	ctx->ops.prepare_action = damon_fake_prepare_action;
 }

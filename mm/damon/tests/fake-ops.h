@@ -66,24 +66,24 @@ int damon_fake_ops_select(struct damon_ctx *ctx);
 void damon_fake_ops_reset(void);
 int damon_fake_ops_add_hot_range(unsigned long start, unsigned long end,
 				 unsigned int every);
-void damon_fake_ops_set_targets_valid(bool valid);
 void damon_fake_ops_set_quiet_samples(unsigned int nr);
 void damon_fake_ops_delay_next_prepare(unsigned int ms);
 void damon_fake_ops_set_cost_ns_per_byte(u64 ns);
 void damon_fake_ops_set_applied_permil(unsigned int permil);
 void damon_fake_ops_set_tried_permil(unsigned int permil);
-void damon_fake_ops_set_unjudged_permil(unsigned int permil);
+void damon_fake_ops_set_unprepared_permil(unsigned int permil);
 void damon_fake_ops_set_clock_check_sz(unsigned long sz);
 void damon_fake_ops_set_score_fn(damon_fake_score_fn fn);
 u64 damon_fake_ops_clock_ns(void);
 void damon_fake_ops_advance_clock_ns(u64 ns);
 
 unsigned long damon_fake_ops_nr_samples(void);
+unsigned long damon_fake_ops_nr_last_samples(void);
 unsigned int damon_fake_ops_nr_inits(void);
 unsigned int damon_fake_ops_nr_cleanups(void);
 unsigned int damon_fake_ops_nr_applied(void);
 bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec);
-unsigned int damon_fake_ops_idled_ahead(unsigned long *sz);
-void damon_fake_ops_enable_idle_ahead(struct damon_ctx *ctx);
+unsigned int damon_fake_ops_prepared(unsigned long *sz);
+void damon_fake_ops_enable_prepare(struct damon_ctx *ctx);
 
 #endif /* _MM_DAMON_TESTS_FAKE_OPS_H */

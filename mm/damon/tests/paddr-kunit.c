@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the physical address operations: the pageout coldness
- * score, the System RAM ranges, and access checks and pageout on pages the
+ * score, and access checks and pageout on pages the
  * test allocates itself (a kernel page DAMON does not track, an unmapped
  * shmem folio on an LRU list, and an anonymous page the test maps), and a
  * whole kdamond with a DAMOS_STAT scheme on kernel memory nobody accesses.
@@ -21,7 +21,21 @@
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 
-#include "../internal.h"
+#include "../paddr.h"
+
+/* Tests the folio of @pfn on its own, as a sample outside any pass. */
+static enum damon_paddr_access damon_paddr_test_access(unsigned long pfn)
+{
+	return damon_paddr_pfn_test_and_reset(pfn, NULL, DAMON_PADDR_FLUSH_NONE);
+}
+
+/* Flushes the last check of a window left to the next draws. */
+static unsigned int damon_paddr_test_put_off(const struct damon_ctx *ctx)
+{
+	const struct damon_paddr_ctx *pc = ctx->ops_private;
+
+	return pc ? pc->window_flushes.nr : 0;
+}
 
 /* === Coldness score === */
 
@@ -142,43 +156,6 @@ static void damon_paddr_test_score_monotonic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last, 99U);
 }
 
-/* === System RAM ranges === */
-
-static void damon_paddr_test_system_ram_ranges(struct kunit *test)
-{
-	const unsigned int room = 64;
-	struct damon_addr_range *ranges, first;
-	unsigned long total_bytes = 0;
-	int nr, i;
-
-	ranges = kunit_kcalloc(test, room, sizeof(*ranges), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ranges);
-	nr = damon_paddr_system_ram_ranges(ranges, room);
-	KUNIT_ASSERT_GT(test, nr, 0);
-	KUNIT_ASSERT_LE(test, nr, (int)room);
-
-	for (i = 0; i < nr; i++) {
-		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].start));
-		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].end));
-		KUNIT_EXPECT_LT(test, ranges[i].start, ranges[i].end);
-		/* Sorted, apart: touching resources were merged. */
-		if (i)
-			KUNIT_EXPECT_GT(test, ranges[i].start,
-					ranges[i - 1].end);
-		total_bytes += ranges[i].end - ranges[i].start;
-	}
-	KUNIT_EXPECT_GE(test, total_bytes, totalram_pages() << PAGE_SHIFT);
-
-	/* Too little room: the count is the same, the first one stored. */
-	first = ranges[0];
-	KUNIT_EXPECT_EQ(test, damon_paddr_system_ram_ranges(NULL, 0), nr);
-	memset(ranges, 0, room * sizeof(*ranges));
-	KUNIT_EXPECT_EQ(test, damon_paddr_system_ram_ranges(ranges, 1), nr);
-	KUNIT_EXPECT_EQ(test, ranges[0].start, first.start);
-	KUNIT_EXPECT_EQ(test, ranges[0].end, first.end);
-	KUNIT_EXPECT_EQ(test, ranges[1].end, 0UL);
-}
-
 /* === Access checks and pageout on pages of the test === */
 
 /* A context of the paddr operations with one region over @pfn's page. */
@@ -243,7 +220,7 @@ damon_paddr_test_budget(const struct damon_region *r, unsigned long max_sz)
 {
 	return (struct damos_apply_budget){
 		.max_sz = max_sz,
-		.max_unjudged_sz = max_sz,
+		.max_prepare_sz = max_sz,
 		.end = r->ar.end,
 	};
 }
@@ -261,7 +238,7 @@ static void damon_paddr_test_kernel_page(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	pfn = page_to_pfn(page);
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_UNTRACKED);
 
 	ctx = damon_paddr_test_ctx(test, pfn, &r);
@@ -290,7 +267,7 @@ static void damon_paddr_test_no_page(struct kunit *test)
 {
 	unsigned long pfn = max_pfn + (1UL << 20);
 
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_UNTRACKED);
 }
 
@@ -347,14 +324,14 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	refs = folio_ref_count(folio);
 
 	/* Never made idle: accessed; then idle until it is accessed. */
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_ACCESSED);
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_IDLE);
 	damon_paddr_test_mark_accessed(folio);
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_ACCESSED);
-	KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 			DAMON_PADDR_IDLE);
 
 	/*
@@ -399,14 +376,14 @@ static void damon_paddr_test_lru_folio(struct kunit *test)
 	lru_add_drain_all();
 	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
 
-	/* Used through a system call since: made idle, not judged. */
+	/* Used through a system call since: only made idle (prepared). */
 	damon_paddr_test_mark_accessed(folio);
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	KUNIT_EXPECT_EQ(test, b.sz_tried, swap ? PAGE_SIZE : 0UL);
-	KUNIT_EXPECT_EQ(test, b.sz_unjudged, swap ? PAGE_SIZE : 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_prepared, swap ? PAGE_SIZE : 0UL);
 	if (swap)
-		KUNIT_EXPECT_EQ(test, damon_paddr_test_and_reset_access(pfn),
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
 				DAMON_PADDR_IDLE);
 	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
 
@@ -431,10 +408,10 @@ damon_paddr_test_untracked_neighbour(struct kunit *test, struct folio *folio,
 {
 	unsigned long pfn = folio_pfn(folio);
 
-	if (damon_paddr_test_and_reset_access(pfn + 1) ==
+	if (damon_paddr_test_access(pfn + 1) ==
 	    DAMON_PADDR_UNTRACKED)
 		return pfn + 1;
-	if (pfn && damon_paddr_test_and_reset_access(pfn - 1) ==
+	if (pfn && damon_paddr_test_access(pfn - 1) ==
 	    DAMON_PADDR_UNTRACKED)
 		return pfn - 1;
 	folio_put(folio);
@@ -713,7 +690,7 @@ static void damon_paddr_test_pageout_without_swap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
 	KUNIT_EXPECT_EQ(test, b.end, r->ar.start);
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
-	b.max_unjudged_sz = 0;
+	b.max_prepare_sz = 0;
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	KUNIT_EXPECT_EQ(test, b.sz_tried, 0UL);
 	KUNIT_EXPECT_EQ(test, b.end, r->ar.start);
@@ -721,14 +698,14 @@ static void damon_paddr_test_pageout_without_swap(struct kunit *test)
 	/* Never made idle: only made idle, its Dirty bit left in place. */
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
-	KUNIT_EXPECT_EQ(test, b.sz_unjudged, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, b.sz_prepared, PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
 	/* Idle since: isolated, handed to reclaim, given back. */
 	b = damon_paddr_test_budget(r, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	damon_paddr_test_pretend_swap(-1);
 	KUNIT_EXPECT_EQ(test, b.sz_tried, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, b.sz_unjudged, 0UL);
+	KUNIT_EXPECT_EQ(test, b.sz_prepared, 0UL);
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
 	KUNIT_EXPECT_FALSE(test, folio_test_swapcache(folio));
 	KUNIT_EXPECT_TRUE(test, folio_mapped(folio));
@@ -775,16 +752,16 @@ static void damon_paddr_test_put_off_flush(struct kunit *test)
 		ctx->ops.prepare_access_checks(ctx);
 		folio_clear_idle(folio);
 		KUNIT_EXPECT_EQ(test, ctx->ops.check_accesses(ctx), 1U);
-		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx), 0U);
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_put_off(ctx), 0U);
 		folio_clear_idle(folio);
 		ctx->window_last_sample = true;
 		KUNIT_EXPECT_EQ(test, ctx->ops.check_accesses(ctx), 2U);
 		/* The test's address space with init(), none without. */
-		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx),
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_put_off(ctx),
 				(unsigned int)i);
 		ctx->window_last_sample = false;
 		ctx->ops.prepare_access_checks(ctx);
-		KUNIT_EXPECT_EQ(test, damon_paddr_nr_put_off_flushes(ctx), 0U);
+		KUNIT_EXPECT_EQ(test, damon_paddr_test_put_off(ctx), 0U);
 	}
 	ctx->ops.cleanup(ctx);
 	KUNIT_EXPECT_NULL(test, ctx->ops_private);
@@ -835,7 +812,7 @@ static void damon_paddr_test_stat_cold(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	damon_add_target(ctx, t);
 	KUNIT_ASSERT_EQ(test, damon_set_regions(t, &range, 1, PAGE_SIZE), 0);
-	s = damos_new_scheme(&cold, DAMOS_STAT, 0, &quota, &wmarks);
+	s = damos_new_scheme(&cold, DAMOS_STAT, &quota, &wmarks);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	damon_add_scheme(ctx, s);
 
@@ -858,7 +835,7 @@ static void damon_paddr_test_stat_cold(struct kunit *test)
 /*
  * With skip_anon, anonymous memory is filtered out: a region of it offers
  * the action nothing, so it scores 0, as free memory does, and is neither
- * made idle ahead nor charged to the quota.
+ * prepared nor charged to the quota.
  */
 static void damon_paddr_test_filtered_scores_zero(struct kunit *test)
 {
@@ -928,7 +905,7 @@ static void damon_paddr_test_large_folio_first(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->ops.apply_scheme(ctx, NULL, r, s, &b), 0UL);
 	damon_paddr_test_pretend_swap(-1);
 	/* Never made idle: made idle, whole. */
-	KUNIT_EXPECT_EQ(test, b.sz_unjudged, folio_size(folio));
+	KUNIT_EXPECT_EQ(test, b.sz_prepared, folio_size(folio));
 	KUNIT_EXPECT_EQ(test, b.sz_tried, folio_size(folio));
 	KUNIT_EXPECT_EQ(test, b.end, r->ar.end);
 	KUNIT_EXPECT_TRUE(test, folio_test_idle(folio));
@@ -945,7 +922,7 @@ struct damon_paddr_test_pass {
 	struct completion started;
 };
 
-/* Waits to be told to stop, then makes a region idle ahead. */
+/* Waits to be told to stop, then prepares a region for pageout. */
 static int damon_paddr_test_stopped_pass_fn(void *data)
 {
 	struct damon_paddr_test_pass *pass = data;
@@ -953,7 +930,8 @@ static int damon_paddr_test_stopped_pass_fn(void *data)
 	complete(&pass->started);
 	while (!kthread_should_stop())
 		usleep_range(1000, 2000);
-	pass->ctx->ops.idle_ahead(pass->ctx, NULL, pass->r, pass->s, &pass->b);
+	pass->ctx->ops.prepare_action(pass->ctx, NULL, pass->r, pass->s,
+				      &pass->b);
 	return 0;
 }
 
@@ -1024,7 +1002,6 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_score_age),
 	KUNIT_CASE(damon_paddr_test_score_size_and_weights),
 	KUNIT_CASE(damon_paddr_test_score_monotonic),
-	KUNIT_CASE(damon_paddr_test_system_ram_ranges),
 	KUNIT_CASE(damon_paddr_test_kernel_page),
 	KUNIT_CASE(damon_paddr_test_no_page),
 	KUNIT_CASE(damon_paddr_test_lru_folio),

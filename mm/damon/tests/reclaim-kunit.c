@@ -11,12 +11,50 @@
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "../internal.h"
 #include "../modules-common.h"
 #include "../reclaim.h"
 
 /* === Parsing of a single value === */
+
+/* System RAM: sorted, page-aligned ranges covering all of memory. */
+static void damon_modules_test_system_ram(struct kunit *test)
+{
+	const unsigned int room = 64;
+	struct damon_addr_range *ranges, first;
+	unsigned long total_bytes = 0;
+	int nr, i;
+
+	ranges = kunit_kcalloc(test, room, sizeof(*ranges), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ranges);
+	nr = damon_modules_system_ram(ranges, room);
+	KUNIT_ASSERT_GT(test, nr, 0);
+	KUNIT_ASSERT_LE(test, nr, (int)room);
+
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].start));
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(ranges[i].end));
+		KUNIT_EXPECT_LT(test, ranges[i].start, ranges[i].end);
+		/* Sorted, apart: touching resources were merged. */
+		if (i)
+			KUNIT_EXPECT_GT(test, ranges[i].start,
+					ranges[i - 1].end);
+		total_bytes += ranges[i].end - ranges[i].start;
+	}
+	KUNIT_EXPECT_GE(test, total_bytes, totalram_pages() << PAGE_SHIFT);
+
+	/* Too little room: the count is the same, the first one stored. */
+	first = ranges[0];
+	KUNIT_EXPECT_EQ(test, damon_modules_system_ram(NULL, 0), nr);
+	memset(ranges, 0, room * sizeof(*ranges));
+	KUNIT_EXPECT_EQ(test, damon_modules_system_ram(ranges, 1), nr);
+	KUNIT_EXPECT_EQ(test, ranges[0].start, first.start);
+	KUNIT_EXPECT_EQ(test, ranges[0].end, first.end);
+	KUNIT_EXPECT_EQ(test, ranges[1].end, 0UL);
+}
 
 static void damon_modules_test_parse_ulong(struct kunit *test)
 {
@@ -592,6 +630,7 @@ static void damon_reclaim_test_goals_and_filter(struct kunit *test)
 }
 
 static struct kunit_case damon_reclaim_test_cases[] = {
+	KUNIT_CASE(damon_modules_test_system_ram),
 	KUNIT_CASE(damon_modules_test_parse_ulong),
 	KUNIT_CASE(damon_modules_test_ulong_param_ops),
 	KUNIT_CASE(damon_reclaim_test_every_param_has_set),

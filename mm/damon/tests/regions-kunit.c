@@ -136,6 +136,40 @@ static void damon_test_split_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upper->age, 4U);
 }
 
+/*
+ * The sampled page and what the backend keeps about it go together: to the
+ * part that holds the page; the other part starts with none.
+ */
+static void damon_test_split_moves_sample(struct kunit *test)
+{
+	struct damon_target *t = damon_test_target(test);
+	struct damon_region *r = damon_test_add(test, t, 0, 10 * P, 0, 0);
+	struct damon_region *upper;
+
+	r->sampling_addr = 7 * P;
+	r->sampling_state = 5;
+	r->prepared = true;
+	KUNIT_ASSERT_TRUE(test, damon_split_region_at(t, r, 3 * P));
+	upper = damon_test_nth(t, 1);
+	KUNIT_ASSERT_NOT_NULL(test, upper);
+	KUNIT_EXPECT_EQ(test, upper->sampling_addr, 7 * P);
+	KUNIT_EXPECT_EQ(test, upper->sampling_state, 5U);
+	KUNIT_EXPECT_EQ(test, r->sampling_addr, 0UL);
+	KUNIT_EXPECT_EQ(test, r->sampling_state, 0U);
+	KUNIT_EXPECT_TRUE(test, r->prepared);
+	KUNIT_EXPECT_TRUE(test, upper->prepared);
+
+	/* The lower part keeps a page it holds; the upper gets none. */
+	r->sampling_addr = P;
+	r->sampling_state = 3;
+	KUNIT_ASSERT_TRUE(test, damon_split_region_at(t, r, 2 * P));
+	upper = damon_test_nth(t, 1);
+	KUNIT_EXPECT_EQ(test, r->sampling_addr, P);
+	KUNIT_EXPECT_EQ(test, r->sampling_state, 3U);
+	KUNIT_EXPECT_EQ(test, upper->sampling_addr, 2 * P);
+	KUNIT_EXPECT_EQ(test, upper->sampling_state, 0U);
+}
+
 static void damon_test_merge_two(struct kunit *test)
 {
 	struct damon_target *t = damon_test_target(test);
@@ -472,8 +506,8 @@ static void damon_test_adapt_ages(struct kunit *test)
 	a->last_nr_accesses = 19;	/* alike: ages */
 	b->last_nr_accesses = 5;	/* changed: starts over */
 	c->last_nr_accesses = 12;	/* changed by exactly the threshold */
-	a->idled_ahead = true;
-	b->idled_ahead = true;
+	a->prepared = true;
+	b->prepared = true;
 
 	/* Threshold: 20 / 10 = 2.  Three regions of the size limit. */
 	damon_adapt_regions(ctx, 20);
@@ -481,10 +515,10 @@ static void damon_test_adapt_ages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->age, 4U);
 	KUNIT_EXPECT_EQ(test, b->age, 0U);
 	KUNIT_EXPECT_EQ(test, c->age, 10U);
-	/* Pages made idle once stay so until accessed: it sticks. */
-	KUNIT_EXPECT_TRUE(test, a->idled_ahead);
-	KUNIT_EXPECT_TRUE(test, b->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, c->idled_ahead);
+	/* Preparation sticks: the action copes with pages used since. */
+	KUNIT_EXPECT_TRUE(test, a->prepared);
+	KUNIT_EXPECT_TRUE(test, b->prepared);
+	KUNIT_EXPECT_FALSE(test, c->prepared);
 	KUNIT_EXPECT_EQ(test, a->last_nr_accesses, 20U);
 	KUNIT_EXPECT_EQ(test, b->last_nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, c->last_nr_accesses, 10U);
@@ -623,6 +657,7 @@ static struct kunit_case damon_regions_test_cases[] = {
 	KUNIT_CASE(damon_test_new_region),
 	KUNIT_CASE(damon_test_insert_after),
 	KUNIT_CASE(damon_test_split_at),
+	KUNIT_CASE(damon_test_split_moves_sample),
 	KUNIT_CASE(damon_test_merge_two),
 	KUNIT_CASE(damon_test_merge_two_huge),
 	KUNIT_CASE(damon_test_merge_regions_of),

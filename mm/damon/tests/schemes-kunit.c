@@ -99,7 +99,7 @@ static struct damos *damos_test_scheme(struct kunit *test,
 				       enum damos_action action,
 				       const struct damos_quota *quota)
 {
-	struct damos *s = damos_new_scheme(&damos_test_any, action, 0, quota,
+	struct damos *s = damos_new_scheme(&damos_test_any, action, quota,
 					   NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -111,7 +111,7 @@ static struct damos *damos_test_scheme(struct kunit *test,
 static struct damos *damos_test_lone_scheme(struct kunit *test,
 					    const struct damos_quota *quota)
 {
-	struct damos *s = damos_new_scheme(&damos_test_any, DAMOS_PAGEOUT, 0,
+	struct damos *s = damos_new_scheme(&damos_test_any, DAMOS_PAGEOUT,
 					   quota, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -167,7 +167,7 @@ static struct damos *damos_test_valid_scheme(struct kunit *test)
 		.min_age_region = 7,
 		.max_age_region = 7,
 	};
-	struct damos *s = damos_new_scheme(&pattern, DAMOS_STAT, 0, &quota,
+	struct damos *s = damos_new_scheme(&pattern, DAMOS_STAT, &quota,
 					   &wmarks);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -609,15 +609,15 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
 }
 
 /*
- * What the action worked on but could not judge yet (pageout: pages never
+ * What the action found unprepared and only prepared (pageout: pages never
  * made idle) is neither charged to the size quota nor counted as tried, and
  * nothing of it counts as applied.  Without a time quota, a window prepares
  * at most the size quota's worth of bytes: with three quarters of each
- * region unjudged, the second region is cut at the page where its unjudged
- * bytes would pass the 16 KiB left (5 pages: 15 KiB of them), and the
- * window ends there.
+ * region unprepared, the second region is cut at the page where its
+ * prepared bytes would pass the 16 KiB left (5 pages: 15 KiB of them), and
+ * the window ends there.
  */
-static void damos_test_unjudged_not_tried(struct kunit *test)
+static void damos_test_prepared_not_tried(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
 	struct damos_quota in = {
@@ -629,14 +629,14 @@ static void damos_test_unjudged_not_tried(struct kunit *test)
 
 	damos_test_target(test, ctx, 0, 2, SZ_64K);
 	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
-	damon_fake_ops_set_unjudged_permil(750);
+	damon_fake_ops_set_unprepared_permil(750);
 	damos_apply_schemes(ctx);
 	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
 	rec = damos_test_applied(test, 1);
 	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_64K + 5 * SZ_4K);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz,
 			(unsigned long)SZ_16K + 5 * SZ_1K);
-	KUNIT_EXPECT_EQ(test, s->quota.idled_sz,
+	KUNIT_EXPECT_EQ(test, s->quota.prepared_sz,
 			(unsigned long)SZ_64K - SZ_16K + 15 * SZ_1K);
 	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_16K + 5 * SZ_1K);
 	KUNIT_EXPECT_EQ(test, s->stat.sz_applied,
@@ -1189,12 +1189,12 @@ static void damos_test_action_restarts_age(struct kunit *test)
 }
 
 /*
- * With a minimum age of 10 windows, regions aged 5 or more are made idle
- * ahead, once each, at most a quota's worth of bytes per window, without
- * charging the quota; pageout takes only regions made idle ahead.  The
- * stat action checks no page and needs none of it.
+ * With a minimum age of 10 windows, regions aged 5 or more are prepared,
+ * once each, at most a quota's worth of bytes per window, without
+ * charging the quota; pageout takes only prepared regions.  The stat action
+ * checks no page and needs none of it.
  */
-static void damos_test_idle_ahead(struct kunit *test)
+static void damos_test_prepare_ahead(struct kunit *test)
 {
 	static const unsigned int ages[] = { 4, 5, 9, 10, 7 };
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1208,37 +1208,37 @@ static void damos_test_idle_ahead(struct kunit *test)
 	unsigned long sz;
 	struct damos *s;
 
-	damon_fake_ops_enable_idle_ahead(ctx);
+	damon_fake_ops_enable_prepare(ctx);
 	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 	s->pattern.min_age_region = 10;
 
-	/* Nothing made idle yet: no pageout; 5 and half of 9 made idle. */
+	/* Nothing prepared yet: no pageout; 5 and half of 9 prepared. */
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, 0UL);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 2U);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 2U);
 	KUNIT_EXPECT_EQ(test, sz, (unsigned long)(SZ_64K + SZ_32K));
 	KUNIT_ASSERT_EQ(test, t->nr_regions, 6U);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->prepared);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->prepared);
 	r = damos_test_region(t, 2);
-	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, r->prepared);
 	KUNIT_EXPECT_EQ(test, damon_region_sz(r), (unsigned long)SZ_32K);
 	KUNIT_EXPECT_EQ(test, r->age, 9U);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 3)->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 4)->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 3)->prepared);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 4)->prepared);
 
 	/* The next window goes on with the rest, the 10-window one too. */
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 0U);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 4U);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 4U);
 	KUNIT_EXPECT_EQ(test, sz, 3UL * SZ_64K);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 3)->idled_ahead);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 4)->idled_ahead);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->idled_ahead);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 3)->prepared);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 4)->prepared);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 5)->prepared);
 
-	/* Made idle and of age: paged out, charged; the last made idle. */
+	/* Prepared and of age: paged out, charged; the last prepared. */
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 1U);
@@ -1247,22 +1247,22 @@ static void damos_test_idle_ahead(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_64K);
 	r = damos_test_region(t, 4);
 	KUNIT_EXPECT_EQ(test, r->age, 0U);
-	KUNIT_EXPECT_TRUE(test, r->idled_ahead);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
+	KUNIT_EXPECT_TRUE(test, r->prepared);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 5U);
 	KUNIT_EXPECT_EQ(test, sz, 4UL * SZ_64K);
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, damon_fake_ops_nr_applied(), 1U);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 5U);
 
-	/* The stat action counts regions never made idle ahead. */
+	/* The stat action counts regions never prepared. */
 	s->action = DAMOS_STAT;
 	damos_test_region(t, 0)->age = 10;
 	damos_test_next_window();
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 5U);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 5U);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->prepared);
 }
 
 /* Nothing worth acting on in the first 64 KiB (free memory, say). */
@@ -1273,10 +1273,10 @@ static int damos_test_score_none_first(const struct damon_region *r,
 }
 
 /*
- * A region the operations score 0 is not made idle ahead: it would stay
- * unmarked and be walked again in every window.
+ * A region the operations score 0 is not prepared: it would stay unmarked
+ * and be walked again in every window.
  */
-static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
+static void damos_test_prepare_skips_worthless(struct kunit *test)
 {
 	static const unsigned int ages[] = { 6, 6 };
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1289,7 +1289,7 @@ static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
 	struct damos *s;
 	int w;
 
-	damon_fake_ops_enable_idle_ahead(ctx);
+	damon_fake_ops_enable_prepare(ctx);
 	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
 	s->pattern.min_age_region = 10;
 	damon_fake_ops_set_score_fn(damos_test_score_none_first);
@@ -1298,10 +1298,10 @@ static void damos_test_idle_ahead_skips_worthless(struct kunit *test)
 		damos_apply_schemes(ctx);
 		damos_test_next_window();
 	}
-	KUNIT_EXPECT_EQ(test, damon_fake_ops_idled_ahead(&sz), 1U);
+	KUNIT_EXPECT_EQ(test, damon_fake_ops_prepared(&sz), 1U);
 	KUNIT_EXPECT_EQ(test, sz, (unsigned long)SZ_64K);
-	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->idled_ahead);
-	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->idled_ahead);
+	KUNIT_EXPECT_FALSE(test, damos_test_region(t, 0)->prepared);
+	KUNIT_EXPECT_TRUE(test, damos_test_region(t, 1)->prepared);
 }
 
 /*
@@ -1415,24 +1415,24 @@ static void damos_test_time_quota_pays_debt(struct kunit *test)
 }
 
 /*
- * Making pages idle ahead is work for the action, paid with the time quota
- * but not with bytes: over 40 windows of 10 ms, pageout and idling ahead
- * together use the time to within a page's cost (10 ns per byte either
- * way, so 40 MB between them), pageout gets its byte budget at its own
- * throughput (1,000,000 bytes, as for pageout alone in
- * time_quota_converges), and takes only what was made idle ahead.
+ * Preparing is work for the action, paid with the time quota but not with
+ * bytes: over 40 windows of 10 ms, pageout and preparing together use the
+ * time to within a page's cost (10 ns per byte either way, so 40 MB between
+ * them), pageout gets its byte budget at its own throughput (1,000,000
+ * bytes, as for pageout alone in time_quota_converges), and takes only what
+ * was prepared.
  */
-static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
+static void damos_test_time_quota_pays_preparing(struct kunit *test)
 {
 	struct damon_ctx *ctx = damos_test_ctx(test);
-	unsigned long idled_sz, worked_sz;
+	unsigned long prepared_sz, worked_sz;
 	struct damon_target *t;
 	struct damon_region *r;
 	u64 spent_ns = 0;
 	struct damos *s;
 	int w;
 
-	damon_fake_ops_enable_idle_ahead(ctx);
+	damon_fake_ops_enable_prepare(ctx);
 	s = damos_test_time_quota_scheme(test, ctx, &t);
 	damon_for_each_region(r, t)
 		r->age = 100;
@@ -1443,13 +1443,13 @@ static void damos_test_time_quota_pays_idle_ahead(struct kunit *test)
 		spent_ns += damos_test_apply_ns(ctx);
 	}
 	KUNIT_EXPECT_EQ(test, s->quota.esz, 1000000UL);
-	damon_fake_ops_idled_ahead(&idled_sz);
-	worked_sz = idled_sz + s->stat.sz_tried;
+	damon_fake_ops_prepared(&prepared_sz);
+	worked_sz = prepared_sz + s->stat.sz_tried;
 	KUNIT_EXPECT_EQ(test, spent_ns, 10ULL * worked_sz);
 	KUNIT_EXPECT_LE(test, spent_ns, 400 * NSEC_PER_MSEC + 10 * PAGE_SIZE);
 	KUNIT_EXPECT_GE(test, spent_ns, 390 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_GT(test, s->stat.sz_tried, 0UL);
-	KUNIT_EXPECT_LE(test, s->stat.sz_tried, idled_sz);
+	KUNIT_EXPECT_LE(test, s->stat.sz_tried, prepared_sz);
 }
 
 /* A score that costs 100 us of the fake clock. */
@@ -1514,41 +1514,6 @@ static void damos_test_stats_add_up(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pageout->stat.sz_applied, 4UL * SZ_64K);
 }
 
-static void damos_test_apply_interval(struct kunit *test)
-{
-	static const struct {
-		u64 now_us;
-		unsigned long nr_tried;
-	} steps[] = {
-		{ 0, 1 }, { 100000, 1 }, { 300000, 2 }, { 400000, 2 },
-		{ 500000, 3 }, { 1000000, 4 }, { 1100000, 4 },
-		{ 1250000, 5 },
-	};
-	struct damon_ctx *ctx = damos_test_ctx(test);
-	struct damos *s;
-	unsigned int i;
-
-	damos_test_target(test, ctx, 0, 1, SZ_64K);
-	s = damos_test_scheme(test, ctx, DAMOS_STAT, NULL);
-	s->apply_interval_us = 250000;
-	for (i = 0; i < ARRAY_SIZE(steps); i++) {
-		ctx->now_us = steps[i].now_us;
-		damos_apply_schemes(ctx);
-		KUNIT_EXPECT_EQ_MSG(test, s->stat.nr_tried, steps[i].nr_tried,
-				    "at %llu us", steps[i].now_us);
-	}
-
-	/* A huge interval saturates: applied once more, then never. */
-	s->apply_interval_us = ULONG_MAX;
-	ctx->now_us = 2000000;
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 6UL);
-	KUNIT_EXPECT_EQ(test, s->next_apply_us, U64_MAX);
-	ctx->now_us = U64_MAX - 1;
-	damos_apply_schemes(ctx);
-	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 6UL);
-}
-
 /* === Watermarks === */
 
 static void damos_test_wmarks_decide(struct kunit *test)
@@ -1594,7 +1559,7 @@ static void damos_test_all_inactive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damos_wmarks_sleep_us(ctx), 0UL);
 
 	damos_test_target(test, ctx, 0, 1, SZ_64K);
-	s = damos_new_scheme(&damos_test_any, DAMOS_STAT, 0, NULL, &never);
+	s = damos_new_scheme(&damos_test_any, DAMOS_STAT, NULL, &never);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	damon_add_scheme(ctx, s);
 	damos_start_schemes(ctx);
@@ -1694,7 +1659,7 @@ static void damos_test_kdamond_sleeps_while_inactive(struct kunit *test)
 
 	damos_test_fast_attrs(ctx);
 	damos_test_target(test, ctx, 0, 4, SZ_64K);
-	s = damos_new_scheme(&damos_test_any, DAMOS_STAT, 0, NULL, &never);
+	s = damos_new_scheme(&damos_test_any, DAMOS_STAT, NULL, &never);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	damon_add_scheme(ctx, s);
 	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
@@ -1904,7 +1869,6 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_size_quota_never_exceeded),
 	KUNIT_CASE(damos_test_quota_charges_tried),
 	KUNIT_CASE(damos_test_quota_stops_inside_region),
-	KUNIT_CASE(damos_test_unjudged_not_tried),
 	KUNIT_CASE(damos_test_quota_set_later),
 	KUNIT_CASE(damos_test_resumption_is_contiguous),
 	KUNIT_CASE(damos_test_resumption_covers_all),
@@ -1913,15 +1877,15 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_higher_score_reserved),
 	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_action_restarts_age),
-	KUNIT_CASE(damos_test_idle_ahead),
-	KUNIT_CASE(damos_test_idle_ahead_skips_worthless),
+	KUNIT_CASE(damos_test_prepared_not_tried),
+	KUNIT_CASE(damos_test_prepare_ahead),
+	KUNIT_CASE(damos_test_prepare_skips_worthless),
 	KUNIT_CASE(damos_test_generic_score),
 	KUNIT_CASE(damos_test_time_quota_converges),
-	KUNIT_CASE(damos_test_time_quota_pays_idle_ahead),
+	KUNIT_CASE(damos_test_time_quota_pays_preparing),
 	KUNIT_CASE(damos_test_time_quota_pays_debt),
 	KUNIT_CASE(damos_test_time_quota_pays_choosing),
 	KUNIT_CASE(damos_test_stats_add_up),
-	KUNIT_CASE(damos_test_apply_interval),
 	KUNIT_CASE(damos_test_wmarks_decide),
 	KUNIT_CASE(damos_test_all_inactive),
 	KUNIT_CASE(damos_test_kdamond_applies),
