@@ -51,10 +51,11 @@ struct damon_addr_range {
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
  * @sampling_addr:	Address sampled in the current sampling interval.
  * @sampling_state:	What the operations backend keeps about the page at
- *			@sampling_addr, in flags of its own.  The core sets
- *			it to 0 whenever it sets @sampling_addr: when it
- *			creates the region, and when a split leaves the
- *			region without that page.
+ *			@sampling_addr, in flags of its own.  It goes with
+ *			the page: a split gives both to the part that holds
+ *			the page, and the core clears it whenever it picks a
+ *			new @sampling_addr (a new region, the part without
+ *			the page, a region trimmed past it).
  * @prepared:		The region (or a part merged into it) was prepared
  *			for the schemes' actions (see
  *			&damon_operations.prepare_action).  Both parts of a
@@ -160,9 +161,8 @@ struct damos_quota_goal {
  * struct damos_quota - How much a scheme may do per charge window.
  * @ms:			Time quota: milliseconds of CPU time acting per
  *			window, choosing and preparing the regions
- *			included; what a window spends
- *			beyond it is taken from the next ones.  0 means
- *			unlimited.
+ *			included; what a window spends beyond it is taken
+ *			from the next ones.  0 means unlimited.
  * @sz:			Size quota: bytes acted on per window.  0 means
  *			unlimited.
  * @reset_interval_ms:	Length of the charge window, in milliseconds.
@@ -393,7 +393,8 @@ struct damos_apply_budget {
  *			they were last made idle, so it makes them idle
  *			here).  The engine calls it once for each region that
  *			showed a scheme's access pattern for half the
- *			minimum age, marks the region &damon_region.prepared,
+ *			minimum age, marks the region &damon_region.prepared
+ *			(if it found anything to prepare),
  *			and then acts (except for %DAMOS_STAT) only on
  *			prepared regions.  @apply_scheme prepares what it
  *			finds unprepared (pages faulted in since, or of a

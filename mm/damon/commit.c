@@ -5,6 +5,7 @@
  * commit leaves the context as it was.
  */
 
+#include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 
@@ -191,6 +192,9 @@ static int damon_commit_fn(struct damon_ctx *dst, void *data)
 			   src->ops.prepare_access_checks;
 	int err;
 
+	/* damon_call() runs it in kdamond, or in the caller under the lock. */
+	if (!running)
+		lockdep_assert_held(&dst->kdamond_lock);
 	err = damon_commit_targets_and_schemes(dst, src);
 	if (err)
 		return err;

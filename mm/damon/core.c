@@ -165,8 +165,8 @@ unsigned int damon_nr_regions(const struct damon_ctx *ctx)
  * damon_new_ctx() - Allocates a monitoring context.
  *
  * The context has default attributes (5 ms sampling, 100 ms aggregation,
- * 10 to 1000 regions), a minimum region size of
- * %PAGE_SIZE, no operations, no targets and no schemes.
+ * 10 to 1000 regions), a minimum region size of %PAGE_SIZE, no
+ * operations, no targets and no schemes.
  *
  * Context: May sleep.
  * Return: the context, or NULL if out of memory.

@@ -119,8 +119,11 @@ void damos_quota_record_throughput(struct damos_quota *q, unsigned long sz,
 
 /*
  * The clocks of the engine: damos_action_clock_ns() times actions in CPU
- * time, damos_now_jiffies() ends charge windows.  With the KUnit suites
- * built in, damos_set_test_clock() drives both from one fake clock.
+ * time, damos_now_jiffies() ends charge windows.  CPU time of kdamond rather
+ * than time passed: the time quota bounds what acting costs, and an action
+ * that yields the CPU between batches (to a busy workload, say) does not
+ * pay for the time it waits to run again.  With the KUnit suites built in,
+ * damos_set_test_clock() drives both from one fake clock.
  */
 #if IS_ENABLED(CONFIG_DAMON_KUNIT_TEST)
 u64 damos_action_clock_ns(void);

@@ -220,6 +220,9 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
 		return -ECANCELED;
 	damon_adapt_regions(ctx, max_nr_accesses);
 	damon_schedule_aggregation(ctx);
+	/* A commit took every target away: nothing is left to monitor. */
+	if (list_empty(&ctx->targets))
+		return -ESRCH;
 	return 0;
 }
 
@@ -467,7 +470,7 @@ int damon_stop(struct damon_ctx *ctx)
  * @ctx:	The context.
  *
  * A kdamond that stopped on its own (its after_aggregation hook asked it
- * to) does not count as running.
+ * to, or a commit left it no target) does not count as running.
  *
  * Context: May sleep; takes &damon_ctx.kdamond_lock.
  * Return: true if kdamond runs.

@@ -224,6 +224,11 @@ static void damon_apply_ranges(struct damon_target *t,
 			}
 			r->ar.start = max(r->ar.start, cursor);
 			r->ar.end = min(r->ar.end, ar.end);
+			if (r->sampling_addr < r->ar.start ||
+			    r->sampling_addr >= r->ar.end) {
+				r->sampling_addr = r->ar.start;
+				r->sampling_state = 0;
+			}
 			cursor = r->ar.end;
 			list_move_tail(&r->list, &kept);
 			t->nr_regions--;
@@ -325,8 +330,10 @@ bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 	upper->prepared = r->prepared;
 	r->ar.end = upper->ar.start;
 	if (r->sampling_addr >= r->ar.end) {
-		upper->sampling_addr = r->sampling_addr;
-		upper->sampling_state = r->sampling_state;
+		if (r->sampling_addr < upper->ar.end) {
+			upper->sampling_addr = r->sampling_addr;
+			upper->sampling_state = r->sampling_state;
+		}
 		r->sampling_addr = r->ar.start;
 		r->sampling_state = 0;
 	}

@@ -541,9 +541,9 @@ static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
  * For each scheme whose watermarks let it act, the quota window is
  * updated, the score threshold that fills the quota is found, and the
  * action is applied to the eligible regions from where the last exhausted
- * window stopped.  Regions may be split at the
- * resume address and at the quota boundary.  A region acted on (by any
- * action but %DAMOS_STAT) restarts at age 0.
+ * window stopped.  Regions may be split at the resume address and at the
+ * quota boundary.  A region acted on (by any action but %DAMOS_STAT)
+ * restarts at age 0.
  *
  * Context: The kdamond thread; may sleep.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite of mm/damon/core.c: attributes, the operations registry, the
+ * KUnit suite of mm/damon/core.c, kdamond.c and commit.c: attributes, the operations registry, the
  * kdamond life cycle (with the fake operations backend), damon_call() and
  * damon_commit_ctx().
  */
@@ -901,6 +901,21 @@ static struct damon_ctx *damon_test_src(struct kunit *test,
 	return src;
 }
 
+/* A commit that leaves no target ends monitoring at the next aggregation. */
+static void damon_test_targets_vanish(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 5000);
+	struct damon_ctx *src = damon_test_src(test, 1000, 5000);
+
+	KUNIT_ASSERT_EQ(test, damon_start(ctx), 0);
+	KUNIT_EXPECT_EQ(test, damon_commit_ctx(ctx, src), 0);
+	KUNIT_EXPECT_TRUE(test, damon_test_wait_stopped(ctx, 5000));
+	KUNIT_EXPECT_EQ(test, damon_nr_regions(ctx), 0U);
+	KUNIT_EXPECT_EQ(test, damon_kdamond_pid(ctx), -1);
+	/* Reaping a thread that stopped on its own counts as a stop. */
+	KUNIT_EXPECT_EQ(test, damon_stop(ctx), 0);
+}
+
 static void damon_test_commit_running(struct kunit *test)
 {
 	struct damon_ctx *ctx = damon_test_fake_ctx(test, 1000, 10000);
@@ -1050,6 +1065,7 @@ static struct kunit_case damon_core_test_cases[] = {
 	KUNIT_CASE(damon_test_call_while_busy),
 	KUNIT_CASE(damon_test_calls_keep_windows),
 	KUNIT_CASE(damon_test_commit_running),
+	KUNIT_CASE(damon_test_targets_vanish),
 	KUNIT_CASE(damon_test_commit_keeps_window),
 	KUNIT_CASE(damon_test_commit_targets),
 	KUNIT_CASE(damon_test_commit_keeps_history),

@@ -534,12 +534,8 @@ unsigned long damon_fake_ops_nr_samples(void)
  */
 unsigned long damon_fake_ops_nr_last_samples(void)
 {
-	unsigned long nr;
-
-	spin_lock(&damon_fake_lock);
-	nr = damon_fake_nr_last_samples;
-	spin_unlock(&damon_fake_lock);
-	return nr;
+	/* Written under damon_fake_lock; a word is read whole. */
+	return READ_ONCE(damon_fake_nr_last_samples);
 }
 
 /**

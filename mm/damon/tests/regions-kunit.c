@@ -170,6 +170,31 @@ static void damon_test_split_moves_sample(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upper->sampling_state, 0U);
 }
 
+/* A region trimmed past its sampled page gets a new one, without state. */
+static void damon_test_trim_resets_sample(struct kunit *test)
+{
+	struct damon_target *t = damon_test_target(test);
+	struct damon_region *r = damon_test_add(test, t, 0, 10 * P, 0, 0);
+	const struct damon_addr_range keep = { .start = 0, .end = 4 * P };
+
+	r->sampling_addr = 8 * P;
+	r->sampling_state = 5;
+	KUNIT_ASSERT_EQ(test, damon_set_regions(t, &keep, 1, P), 0);
+	KUNIT_ASSERT_EQ(test, t->nr_regions, 1U);
+	r = damon_test_nth(t, 0);
+	KUNIT_EXPECT_EQ(test, r->ar.end, 4 * P);
+	KUNIT_EXPECT_EQ(test, r->sampling_addr, 0UL);
+	KUNIT_EXPECT_EQ(test, r->sampling_state, 0U);
+
+	/* One still inside keeps both. */
+	r->sampling_addr = 2 * P;
+	r->sampling_state = 3;
+	KUNIT_ASSERT_EQ(test, damon_set_regions(t, &keep, 1, P), 0);
+	r = damon_test_nth(t, 0);
+	KUNIT_EXPECT_EQ(test, r->sampling_addr, 2 * P);
+	KUNIT_EXPECT_EQ(test, r->sampling_state, 3U);
+}
+
 static void damon_test_merge_two(struct kunit *test)
 {
 	struct damon_target *t = damon_test_target(test);
@@ -658,6 +683,7 @@ static struct kunit_case damon_regions_test_cases[] = {
 	KUNIT_CASE(damon_test_insert_after),
 	KUNIT_CASE(damon_test_split_at),
 	KUNIT_CASE(damon_test_split_moves_sample),
+	KUNIT_CASE(damon_test_trim_resets_sample),
 	KUNIT_CASE(damon_test_merge_two),
 	KUNIT_CASE(damon_test_merge_two_huge),
 	KUNIT_CASE(damon_test_merge_regions_of),
