@@ -102,7 +102,7 @@ start_reclaimer() {
 	case $variant in
 	none) ;;
 	ours | ours-ref | upstream | upstream-fixed) start_damon_reclaim || return 1 ;;
-	ours-noquota) quota_ms=0 start_damon_reclaim || return 1 ;;
+	ours-noquota | ours-ref-noquota) quota_ms=0 start_damon_reclaim || return 1 ;;
 	kstaled)
 		local opts=(--min-age-ms $((min_age_us / 1000))
 			--interval-ms "$kst_interval_ms" --cgroup "$cg" --stats "$rstat")
@@ -123,7 +123,7 @@ start_reclaimer() {
 
 stop_reclaimer() {
 	case $variant in
-	ours | ours-ref | ours-noquota | upstream | upstream-fixed)
+	ours | ours-ref | ours-noquota | ours-ref-noquota | upstream | upstream-fixed)
 		{
 			echo "damon_reclaim statistics at the end:"
 			for p in nr_reclaim_tried_regions bytes_reclaim_tried_regions \
@@ -144,7 +144,8 @@ stop_reclaimer() {
 start_monitor() {
 	local opts=(--out "$out/timeline.csv" --cgroup "$cg")
 	case $variant in
-	ours | ours-ref | ours-noquota | upstream | upstream-fixed) opts+=(--damon) ;;
+	ours | ours-ref | ours-noquota | ours-ref-noquota | upstream | upstream-fixed)
+		opts+=(--damon) ;;
 	kstaled | pressure) opts+=(--stats "$rstat" --pid-file "$rpid") ;;
 	esac
 	"$bin/monitor" "${opts[@]}" &

@@ -27,7 +27,7 @@ MIB = 1 << 20
 # runs, a smaller difference is called noise.
 TCG_NOISE = 0.30
 VARIANT_ORDER = ['none', 'ours-ref', 'ours', 'upstream', 'upstream-fixed',
-                 'kstaled', 'pressure', 'ours-noquota']
+                 'kstaled', 'pressure', 'ours-ref-noquota', 'ours-noquota']
 VARIANT_LABEL = {
     'none': 'no reclaim',
     'ours': 'ours (DAMON_RECLAIM)',
@@ -37,6 +37,7 @@ VARIANT_LABEL = {
     'kstaled': 'kstaled-style full scan',
     'pressure': 'memory.reclaim + PSI',
     'ours-noquota': 'ours, quota_ms 0',
+    'ours-ref-noquota': 'ours, reference kernel, quota_ms 0',
 }
 # One colour per variant, the same in every figure (matplotlib's "tab"
 # colours).  Ours and ours with quota_ms 0 are two blues, upstream as
@@ -50,9 +51,10 @@ VARIANT_COLOR = {
     'kstaled': '#2ca02c',
     'pressure': '#9467bd',
     'ours-noquota': '#17becf',
+    'ours-ref-noquota': '#e377c2',
 }
 # Variants not in the map (BENCH_* experiments) take these, by name.
-SPARE_COLORS = ['#e377c2', '#bcbd22', '#000000']
+SPARE_COLORS = ['#bcbd22', '#000000', '#7f7f7f']
 # The variants that run DAMON_RECLAIM with the quota_ms of the run.
 QUOTA_VARIANTS = ('ours', 'ours-ref', 'upstream', 'upstream-fixed')
 
@@ -76,6 +78,8 @@ def plot_label(v, quota):
     """Name of a variant in the plots: with the quota it ran with."""
     if v == 'ours-noquota':
         return 'ours, quota_ms 0'
+    if v == 'ours-ref-noquota':
+        return 'ours (ref), quota_ms 0'
     label = {'ours': 'ours', 'ours-ref': 'ours (ref)'}.get(
         v, VARIANT_LABEL.get(v, v))
     if quota is not None and v in QUOTA_VARIANTS:
