@@ -230,9 +230,10 @@ static void damon_modules_watch_target_of(struct damon_modules_runner *r,
 	const struct damon_target *t;
 	unsigned int nr;
 
-	t = list_first_entry_or_null(&params->targets, struct damon_target,
-				     list);
-	if (!t || damon_target_ranges(t, &ranges, &nr) || !nr)
+	if (list_empty(&params->targets))
+		return;
+	t = list_first_entry(&params->targets, struct damon_target, list);
+	if (damon_target_ranges(t, &ranges, &nr) || !nr)
 		return;
 	damon_modules_set_watched(r, ranges, nr, "");
 }

@@ -11,6 +11,7 @@
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/page_idle.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
 #include <kunit/visibility.h>
