@@ -26,15 +26,15 @@ status=0
 
 say() { printf 'lint: %s\n' "$*" >&2; }
 
-# config DIR ARCH MAKEARGS...: tinyconfig plus the lab's release fragments.
+# shellcheck source=lab/kconfig.sh
+. "$LAB_DIR/kconfig.sh"
+
+# config_lab DIR ARCH MAKEARGS...: the lab's release configuration.
 config_lab() {
-	local dir=$1 arch=$2
+	local dir=$1 arch=$2 frags
 	shift 2
-	make -s -C "$tree" O="$dir" ARCH="$arch" "$@" tinyconfig
-	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$dir" "$dir/.config" \
-		"$LAB_DIR/configs/guest.config" "$REPO/Kconfig.damon" \
-		"$LAB_DIR/configs/release.config") > /dev/null
-	make -s -C "$tree" O="$dir" ARCH="$arch" "$@" olddefconfig
+	mapfile -t frags < <(kconfig_fragments release "$tree")
+	kconfig_write "$tree" "$dir" "ARCH=$arch $*" "${frags[@]}"
 }
 
 # run NAME ARCH CONFIG MAKEARGS...: configure (once), then build mm/damon/
