@@ -224,7 +224,10 @@ dmesg_since() { dmesg | tail -n +$((${DMESG_MARK:-0} + 1)); }
 
 # Kernel log lines that report a problem.  A test that expects call traces
 # (from injected allocation failures) may drop "|Call Trace".
-KERNEL_REPORTS='BUG:|WARNING:|KASAN|UBSAN|Oops|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|INFO: task .* blocked|refcount_t:|Kernel panic|Bad page|Call Trace'
+KERNEL_REPORTS='BUG:|WARNING:|KASAN|UBSAN|Oops|general protection'
+KERNEL_REPORTS+='|possible circular|possible recursive|inconsistent lock'
+KERNEL_REPORTS+='|suspicious RCU|INFO: task .* blocked|refcount_t:'
+KERNEL_REPORTS+='|Kernel panic|Bad page|Call Trace'
 
 # Fails if the kernel complained since mark_dmesg (KASAN, lockdep, WARN...).
 check_dmesg_clean() {

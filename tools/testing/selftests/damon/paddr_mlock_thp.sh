@@ -49,7 +49,8 @@ else
 	fail "not paged out in $TIMEOUT_S s: $HC_STATUS"
 fi
 log "after: $HC_STATUS"
-log "bytes tried $(($(rd bytes_reclaim_tried_regions) - tried0)), reclaimed $(($(rd bytes_reclaimed_regions) - reclaimed0))"
+log "bytes tried $(($(rd bytes_reclaim_tried_regions) - tried0)), reclaimed" \
+	"$(($(rd bytes_reclaimed_regions) - reclaimed0))"
 expect_accept enabled N
 
 mlock_res=$(hc_field "$HC_STATUS" mlock)

@@ -43,7 +43,10 @@ if wait_paged_out "$TIMEOUT_S" cold written; then
 	# Writes hit pages being paged out and pages already out.
 	sleep 10
 else
-	fail "cold and written areas: $(hc_field "$HC_STATUS" cold) of $(hc_total "$HC_STATUS" cold) and $(hc_field "$HC_STATUS" written) of $(hc_total "$HC_STATUS" written) pages still resident after $TIMEOUT_S s"
+	fail "cold and written areas:" \
+		"$(hc_field "$HC_STATUS" cold) of $(hc_total "$HC_STATUS" cold) and" \
+		"$(hc_field "$HC_STATUS" written) of $(hc_total "$HC_STATUS" written)" \
+		"pages still resident after $TIMEOUT_S s"
 fi
 log "after: $HC_STATUS"
 tried=$(($(rd bytes_reclaim_tried_regions) - tried0))

@@ -92,7 +92,9 @@ while (($#)); do
 		shift
 		;;
 	*)
-		echo "usage: $0 [--defaults] [--dmesg REGEX]... [--runs-or-dmesg REGEX] [--idle-cpu PCT] [--stop-within S] [--pageout] [NAME=VALUE]..." >&2
+		echo "usage: $0 [--defaults] [--dmesg REGEX]..." \
+			"[--runs-or-dmesg REGEX] [--idle-cpu PCT] [--stop-within S]" \
+			"[--pageout] [NAME=VALUE]..." >&2
 		exit $KSFT_FAIL
 		;;
 	esac
@@ -146,9 +148,11 @@ if ((pageout)); then
 	want_kib=$((COLD_MIB * 1024 / 2))
 	swap_grew() { (($(swap_used_kib) - swap0 >= want_kib)); }
 	if wait_for "$TIMEOUT_S" swap_grew; then
-		log "$(($(swap_used_kib) - swap0)) KiB paged out; bytes_reclaimed_regions $(rd bytes_reclaimed_regions)"
+		log "$(($(swap_used_kib) - swap0)) KiB paged out;" \
+			"bytes_reclaimed_regions $(rd bytes_reclaimed_regions)"
 	else
-		fail "swap grew by $(($(swap_used_kib) - swap0)) KiB in $TIMEOUT_S s, expected $want_kib"
+		fail "swap grew by $(($(swap_used_kib) - swap0)) KiB in $TIMEOUT_S s," \
+			"expected $want_kib"
 	fi
 	((pid = $(rd kdamond_pid), pid > 0)) || fail "no kdamond after pageout"
 fi

@@ -29,7 +29,9 @@ expect_accept enabled Y
 pid=$(rd kdamond_pid)
 wait_for 60 param_ge bytes_reclaim_tried_regions \
 	$((tried0 + COLD_MIB * MIB)) ||
-	fail "dry run: bytes_reclaim_tried_regions grew by $(($(rd bytes_reclaim_tried_regions) - tried0)) in 60 s, expected $COLD_MIB MiB"
+	fail "dry run: bytes_reclaim_tried_regions grew by" \
+		"$(($(rd bytes_reclaim_tried_regions) - tried0)) in 60 s," \
+		"expected $COLD_MIB MiB"
 sleep 2
 log "dry run: tried $(($(rd bytes_reclaim_tried_regions) - tried0)) bytes"
 expect_value bytes_reclaimed_regions "$reclaimed0" "dry run"
@@ -60,14 +62,17 @@ for ((i = 0; i < 32; i++)); do
 		windows=$(((times[j] - times[i]) / 1000000 + 3))
 		dt=$((tried[j] - tried[i]))
 		if ((dt > windows * QUOTA)); then
-			fail "tried $dt bytes in $(((times[j] - times[i]) / 1000)) ms: more than $windows windows of $QUOTA"
+			fail "tried $dt bytes in $(((times[j] - times[i]) / 1000)) ms:" \
+				"more than $windows windows of $QUOTA"
 			break 2
 		fi
 		((dt * 1000 / windows > worst)) && worst=$((dt * 1000 / windows))
 	done
 done
 total=$((tried[31] - tried[0]))
-log "tried $total bytes, reclaimed $((reclaimed[31] - reclaimed[0])) in $(((times[31] - times[0]) / 1000)) ms; at most $((worst / 1000)) bytes per window"
+log "tried $total bytes, reclaimed $((reclaimed[31] - reclaimed[0]))" \
+	"in $(((times[31] - times[0]) / 1000)) ms;" \
+	"at most $((worst / 1000)) bytes per window"
 ((total > 0)) || fail "nothing tried with dry_run=N"
 ((reclaimed[31] > reclaimed0)) || fail "nothing paged out with dry_run=N"
 ((reclaimed[31] - reclaimed[0] <= total)) ||

@@ -39,7 +39,7 @@ FAULT_VERBOSE=${FAULT_VERBOSE:-1}
 
 require_reclaim
 [ -e /proc/self/fail-nth ] || skip "no /proc/self/fail-nth (CONFIG_FAULT_INJECTION)"
-mountpoint -q "$DEBUGFS" || mount -t debugfs debugfs "$DEBUGFS" 2> /dev/null
+mountpoint -q "$DEBUGFS" || mount -t debugfs none "$DEBUGFS" 2> /dev/null
 [ -d "$DEBUGFS/failslab" ] ||
 	skip "no $DEBUGFS/failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
 HAVE_FPA=0
@@ -287,7 +287,8 @@ fail_each_commit_alloc() {
 		if ((LEFT)); then
 			((OP_RC)) && fail "commit failed ($OP_ERR) with nothing injected in $who"
 			after_commit "commit ($who), nothing injected"
-			log "commit ($who): reached $((n - 1)) allocations, $E_COMMIT failed the write"
+			log "commit ($who): reached $((n - 1)) allocations," \
+				"$E_COMMIT failed the write"
 			return
 		fi
 		F_COMMIT=$((F_COMMIT + 1))
@@ -449,7 +450,8 @@ if ((HAVE_KMEMLEAK)); then
 	leaks=$(damon_leaks)
 	nr_all=$(grep -c '^unreferenced object' "$KMEMLEAK")
 	if [ -n "$leaks" ]; then
-		fail "kmemleak: $(grep -c '^unreferenced object' <<< "$leaks") leaked object(s) allocated by DAMON ($nr_all reported in all):"
+		fail "kmemleak: $(grep -c '^unreferenced object' <<< "$leaks")" \
+			"leaked object(s) allocated by DAMON ($nr_all reported in all):"
 		echo "$leaks" | head -60 | sed 's/^/#   /'
 	else
 		log "kmemleak: no DAMON object leaked ($nr_all other report(s))"

@@ -208,7 +208,8 @@ start_watchdog() {
 			if ((reported == 0 && SECONDS - since >= WRITE_LIMIT_S)) ||
 				((reported == 1 && SECONDS - since >= 60)); then
 				reported=$((reported + 1))
-				echo "# FAIL: watchdog: no return for $((SECONDS - since)) s from write #${hb#* * }"
+				echo "# FAIL: watchdog: no return for" \
+					"$((SECONDS - since)) s from write #${hb#* * }"
 				echo "# watchdog: stack of the writer ($main):"
 				sed 's/^/#     /' "/proc/$main/stack" 2>/dev/null
 				kdamond_stacks
@@ -237,7 +238,8 @@ fw() {
 	# "reclaim_fuzz.sh: line N: printf: write error: Invalid argument"
 	WERR=${WERR##*: }
 	if ((WUS > ${3:-$WRITE_LIMIT_S} * 1000000)); then
-		fail "$STATE: writing $1=$shown took $((WUS / 1000)) ms (limit ${3:-$WRITE_LIMIT_S} s)"
+		fail "$STATE: writing $1=$shown took $((WUS / 1000)) ms" \
+			"(limit ${3:-$WRITE_LIMIT_S} s)"
 	fi
 	return $rc
 }
@@ -261,7 +263,10 @@ fw_params() {
 # seconds here): the messages since the previous kmsg_new call in NEWLOG;
 # kernel reports among them fail the test.  "read -t 0" only polls, so a
 # record is never cut by a timeout.
-BAD_RE='BUG:|WARNING:|KASAN|UBSAN|Oops|general protection|possible circular|possible recursive|inconsistent lock|suspicious RCU|INFO: task .* blocked|soft lockup|rcu.* stall|Call Trace|Kernel panic|Bad page|kernel BUG|refcount_t:'
+BAD_RE='BUG:|WARNING:|KASAN|UBSAN|Oops|general protection'
+BAD_RE+='|possible circular|possible recursive|inconsistent lock'
+BAD_RE+='|suspicious RCU|INFO: task .* blocked|soft lockup|rcu.* stall'
+BAD_RE+='|Call Trace|Kernel panic|Bad page|kernel BUG|refcount_t:'
 exec {KMSG_FD}< /dev/kmsg
 kmsg_new() {
 	local rec line bad=0 nr=0
@@ -369,22 +374,27 @@ effect_off() {
 		rdv enabled
 		[ "$RV" == Y ] || fail "$STATE: $name=$shown: enabled=Y accepted, enabled reads $RV"
 		rdv kdamond_pid
-		is_kdamond "$RV" || fail "$STATE: $name=$shown: enabled=Y accepted, kdamond_pid $RV is no kdamond"
+		is_kdamond "$RV" ||
+			fail "$STATE: $name=$shown: enabled=Y accepted," \
+				"kdamond_pid $RV is no kdamond"
 		fw_ok enabled N "$STOP_LIMIT_S" "stopping after"
 		rdv kdamond_pid
 		[ "$RV" == -1 ] || fail "$STATE: $name=$shown: kdamond_pid $RV after enabled=N"
 	else
 		rdv enabled
-		[ "$RV" == N ] || fail "$STATE: $name=$shown: enabled=Y failed ($eerr), enabled reads $RV"
+		[ "$RV" == N ] ||
+			fail "$STATE: $name=$shown: enabled=Y failed ($eerr), enabled reads $RV"
 		[[ $eerr == *"Invalid argument"* ]] ||
 			fail "$STATE: $name=$shown: enabled=Y failed with '$eerr', expected EINVAL"
 	fi
 	if ((crc)); then
 		[[ $cerr == *"Invalid argument"* ]] ||
-			fail "$STATE: $name=$shown: commit_inputs=Y failed with '$cerr', expected EINVAL"
+			fail "$STATE: $name=$shown: commit_inputs=Y failed with '$cerr'," \
+				"expected EINVAL"
 	fi
 	if (((crc == 0) != (erc == 0))); then
-		fail "$STATE: $name=$shown: commit_inputs=Y ${cerr:-succeeded}, enabled=Y ${eerr:-succeeded}"
+		fail "$STATE: $name=$shown: commit_inputs=Y ${cerr:-succeeded}," \
+			"enabled=Y ${eerr:-succeeded}"
 	fi
 	if ((crc || erc)) && ! log_names "$name"; then
 		fail "$STATE: $name=$shown refused at commit/enable, no kernel log line names $name"
@@ -432,17 +442,20 @@ try() {
 		if ((rc == 0)); then
 			fail "$STATE: root wrote $shown to read-only $name"
 		elif [[ $WERR != *"Permission denied"* && $WERR != *"not permitted"* ]]; then
-			fail "$STATE: write $shown to read-only $name failed with '$WERR', expected a permission error"
+			fail "$STATE: write $shown to read-only $name failed with '$WERR'," \
+				"expected a permission error"
 		fi
 		rdv "$name"
 		if [ "$name" == kdamond_pid ] || [ "$STATE" == a ]; then
 			[ "$RV" == "$prev" ] ||
-				fail "$STATE: read-only $name went from $prev to $RV on writing $shown"
+				fail "$STATE: read-only $name went from $prev to $RV" \
+					"on writing $shown"
 		else
 			# Statistics of a running kdamond only grow.
 			dec_cmp "$RV" "$prev"
 			((DC >= 0)) ||
-				fail "$STATE: read-only $name went from $prev down to $RV on writing $shown"
+				fail "$STATE: read-only $name went from $prev down to $RV" \
+					"on writing $shown"
 		fi
 		return
 		;;
@@ -482,12 +495,14 @@ try() {
 				fw_ok enabled N "$STOP_LIMIT_S" "stopping after"
 			fi
 			rdv kdamond_pid
-			[ "$RV" == -1 ] || fail "$STATE: after enabled=$shown and off: kdamond_pid $RV"
+			[ "$RV" == -1 ] ||
+				fail "$STATE: after enabled=$shown and off: kdamond_pid $RV"
 		else
 			rdv enabled
 			if ((rc == 0)) && [ "$RV" == N ]; then
 				rdv kdamond_pid
-				[ "$RV" == -1 ] || fail "$STATE: enabled=$shown stopped, kdamond_pid $RV"
+				[ "$RV" == -1 ] ||
+					fail "$STATE: enabled=$shown stopped, kdamond_pid $RV"
 				start_running
 			else
 				check_running "after enabled=$shown"
@@ -565,7 +580,10 @@ combo() {
 		if [[ $err == *"Invalid argument"* && -n $named ]]; then
 			log "$what: commit refused (EINVAL): $named"
 		else
-			fail "$STATE: committing $what failed with '$err'${named:+, log: $named}${named:-, no log line naming its parameters}"
+			local where=", no log line naming its parameters"
+			[[ -n $named ]] && where=", log: $named"
+			fail "$STATE: committing $what failed with" \
+				"'$err'$where"
 		fi
 		check_running "after the refused commit of $what"
 		write_defaults
@@ -671,5 +689,7 @@ total=0
 for s in "${!COMBOS[@]}"; do
 	total=$((total + COMBOS[$s]))
 done
-log "tried $total (parameter, value, state) combinations: a ${COMBOS[a]:-0}, b ${COMBOS[b]:-0}, combinations ${COMBOS[combo]:-0}, in $((SECONDS - START)) s"
+log "tried $total (parameter, value, state) combinations:" \
+	"a ${COMBOS[a]:-0}, b ${COMBOS[b]:-0}," \
+	"combinations ${COMBOS[combo]:-0}, in $((SECONDS - START)) s"
 finish

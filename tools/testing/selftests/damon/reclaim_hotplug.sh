@@ -21,7 +21,7 @@ require_reclaim
 [ -w "$MEMORY/probe" ] || skip "no $MEMORY/probe (CONFIG_ARCH_MEMORY_PROBE)"
 grep -qE '(^| )mem=' /proc/cmdline ||
 	skip "boot with mem= below the machine's RAM to leave memory to probe"
-[ -d "$EVENT" ] || mount -t tracefs tracefs "$TRACING" 2>/dev/null
+[ -d "$EVENT" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
 [ -d "$EVENT" ] || skip "no damon:damon_aggregated tracepoint"
 
 # The end of the highest System RAM range, rounded up to a memory block:

@@ -27,11 +27,13 @@ expect_pageout() {
 
 	swap_grew() { (($(swap_used_kib) - swap0 >= want_kib)); }
 	if ! wait_for "$TIMEOUT_S" swap_grew; then
-		fail "$what: swap grew by $(($(swap_used_kib) - swap0)) KiB in $TIMEOUT_S s, expected $want_kib"
+		fail "$what: swap grew by $(($(swap_used_kib) - swap0)) KiB" \
+			"in $TIMEOUT_S s, expected $want_kib"
 		return 1
 	fi
 	swapped=$(($(swap_used_kib) - swap0))
-	log "$what: $swapped KiB paged out; bytes_reclaimed_regions $reclaimed0 -> $(rd bytes_reclaimed_regions)"
+	log "$what: $swapped KiB paged out;" \
+		"bytes_reclaimed_regions $reclaimed0 -> $(rd bytes_reclaimed_regions)"
 	# The statistics are published when the pass that pages out ends,
 	# which under emulation can take tens of seconds.
 	wait_for 30 param_ge bytes_reclaimed_regions \

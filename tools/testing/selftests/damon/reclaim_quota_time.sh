@@ -49,7 +49,9 @@ used=$(ticks_over "$pid" $MEASURE_S)
 exceeds=$(($(rd nr_quota_exceeds) - exceeds0))
 swapped=$(($(swap_used_kib) - swap0))
 act=$((used - mon))
-log "kdamond: $used ticks ($(percent "$used")%), beyond monitoring $(percent $((act > 0 ? act : 0)))%; quota ran out in $exceeds windows, swap +$swapped KiB"
+log "kdamond: $used ticks ($(percent "$used")%)," \
+	"beyond monitoring $(percent $((act > 0 ? act : 0)))%;" \
+	"quota ran out in $exceeds windows, swap +$swapped KiB"
 # Busy: the quota bound the work (a window that ran over is followed by
 # windows that do nothing, which do not count).
 ((exceeds >= 2)) ||
@@ -57,7 +59,8 @@ log "kdamond: $used ticks ($(percent "$used")%), beyond monitoring $(percent $((
 ((swapped < COLD_MIB * 1024 / 2)) ||
 	fail "half the cold file went out in $MEASURE_S s: the quota did not bind"
 ((act * 100 <= MAX_ACT_PERCENT * hz * MEASURE_S)) ||
-	fail "acting used $(percent "$act")% of a CPU under quota_ms $QUOTA_MS (at most $MAX_ACT_PERCENT%)"
+	fail "acting used $(percent "$act")% of a CPU under quota_ms $QUOTA_MS" \
+		"(at most $MAX_ACT_PERCENT%)"
 
 log "the same without a time quota"
 wr quota_ms 0 || fail "quota_ms 0 refused: $WERR"
@@ -65,9 +68,11 @@ expect_accept commit_inputs Y N
 expect_value kdamond_pid "$pid" "after committing quota_ms 0"
 used=$(ticks_over "$pid" $MEASURE_S)
 act=$((used - mon))
-log "kdamond: $used ticks ($(percent "$used")%), beyond monitoring $(percent $((act > 0 ? act : 0)))%"
+log "kdamond: $used ticks ($(percent "$used")%)," \
+	"beyond monitoring $(percent $((act > 0 ? act : 0)))%"
 ((act * 100 >= MIN_UNBOUND_PERCENT * hz * MEASURE_S)) ||
-	fail "acting used only $(percent "$act")% of a CPU with quota_ms 0: the measurement cannot tell a bound"
+	fail "acting used only $(percent "$act")% of a CPU with quota_ms 0:" \
+		"the measurement cannot tell a bound"
 
 expect_accept enabled N
 expect_cold_intact "$COLD_MIB" "quota_ms"

@@ -12,12 +12,15 @@ source "$(dirname "$0")/lib.sh"
 
 TRACING=/sys/kernel/tracing
 EVENT=$TRACING/events/damon/damos_before_apply
-FORMAT='print fmt: "ctx_idx=%u scheme_idx=%u target_idx=%lu nr_regions=%u %lu-%lu: %u %u", REC->context_idx, REC->scheme_idx, REC->target_idx, REC->nr_regions, REC->start, REC->end, REC->nr_accesses, REC->age'
+FORMAT='print fmt: "ctx_idx=%u scheme_idx=%u target_idx=%lu nr_regions=%u'
+FORMAT+=' %lu-%lu: %u %u", REC->context_idx, REC->scheme_idx,'
+FORMAT+=' REC->target_idx, REC->nr_regions, REC->start, REC->end,'
+FORMAT+=' REC->nr_accesses, REC->age'
 MIN_AGE_US=1000000
 AGGR_US=100000
 
 require_reclaim
-[ -d "$EVENT" ] || mount -t tracefs tracefs "$TRACING" 2>/dev/null
+[ -d "$EVENT" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
 [ -d "$EVENT" ] || skip "no damon:damos_before_apply tracepoint"
 
 cleanup() {
@@ -66,7 +69,8 @@ watched() {
 }
 
 nr=0 bad=0
-re='ctx_idx=([0-9]+) scheme_idx=([0-9]+) target_idx=([0-9]+) nr_regions=([0-9]+) ([0-9]+)-([0-9]+): ([0-9]+) ([0-9]+)$'
+re='ctx_idx=([0-9]+) scheme_idx=([0-9]+) target_idx=([0-9]+)'
+re+=' nr_regions=([0-9]+) ([0-9]+)-([0-9]+): ([0-9]+) ([0-9]+)$'
 while IFS= read -r line; do
 	[[ $line == *damos_before_apply:* ]] || continue
 	nr=$((nr + 1))
