@@ -93,6 +93,7 @@ start_damon_reclaim() {
 			printf '  %s=%s\n' "${kv##*/}" "$(cat "$kv" 2>/dev/null)"
 		done
 	} >> "$out/env.txt"
+	result quota_ms "$(cat "$params/quota_ms")"
 	result kdamond_pid "$(cat "$params/kdamond_pid")"
 	result monitored_bytes "$(monitored_bytes)"
 	[[ $(cat "$params/kdamond_pid") -gt 0 ]] || { say "no kdamond running"; return 1; }
@@ -103,6 +104,12 @@ start_reclaimer() {
 	none) ;;
 	ours | ours-ref | upstream | upstream-fixed) start_damon_reclaim || return 1 ;;
 	ours-noquota | ours-ref-noquota) quota_ms=0 start_damon_reclaim || return 1 ;;
+	# ours-q<N>, ours-ref-q<N>: quota_ms N (lab/bench/run checks N).
+	ours-q* | ours-ref-q*)
+		[[ ${variant##*-q} =~ ^(0|[1-9][0-9]*)$ ]] ||
+			{ say "bad quota_ms in variant $variant"; return 1; }
+		quota_ms=${variant##*-q} start_damon_reclaim || return 1
+		;;
 	kstaled)
 		local opts=(--min-age-ms $((min_age_us / 1000))
 			--interval-ms "$kst_interval_ms" --cgroup "$cg" --stats "$rstat")
@@ -123,7 +130,8 @@ start_reclaimer() {
 
 stop_reclaimer() {
 	case $variant in
-	ours | ours-ref | ours-noquota | ours-ref-noquota | upstream | upstream-fixed)
+	ours | ours-ref | ours-noquota | ours-ref-noquota | ours-q* | ours-ref-q* | \
+		upstream | upstream-fixed)
 		{
 			echo "damon_reclaim statistics at the end:"
 			for p in nr_reclaim_tried_regions bytes_reclaim_tried_regions \
@@ -144,7 +152,8 @@ stop_reclaimer() {
 start_monitor() {
 	local opts=(--out "$out/timeline.csv" --cgroup "$cg")
 	case $variant in
-	ours | ours-ref | ours-noquota | ours-ref-noquota | upstream | upstream-fixed)
+	ours | ours-ref | ours-noquota | ours-ref-noquota | ours-q* | ours-ref-q* | \
+		upstream | upstream-fixed)
 		opts+=(--damon) ;;
 	kstaled | pressure) opts+=(--stats "$rstat" --pid-file "$rpid") ;;
 	esac

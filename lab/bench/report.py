@@ -14,9 +14,11 @@ Windows (see guest.sh and monitor.c): phase 0 is the workload's set-up
 the start of the workload to the end of phase 1; memory in use is averaged
 over phase 1 and "final" is its last sample.
 """
+import colorsys
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -57,11 +59,49 @@ VARIANT_COLOR = {
 SPARE_COLORS = ['#bcbd22', '#000000', '#7f7f7f']
 # The variants that run DAMON_RECLAIM with the quota_ms of the run.
 QUOTA_VARIANTS = ('ours', 'ours-ref', 'upstream', 'upstream-fixed')
+# ours-q<N> and ours-ref-q<N>: ours, and ours on the reference kernel, with
+# quota_ms N instead of the run's (lab/bench/run checks N; guest.sh reads
+# it from the name).  Ordered right after ours (ours-ref), by N.
+QUOTA_NAME = re.compile(r'^(ours|ours-ref)-q(0|[1-9][0-9]*)$')
+# Their colours: blues for ours, browns and purples for ours-ref, one per
+# distinct N of the results folder (set_quota_colors()), the smallest N
+# first; beyond the list, hues a golden angle apart.
+QUOTA_COLORS = {
+    'ours': ['#393b79', '#6baed6', '#6b6ecf', '#08306b', '#9c9ede',
+             '#3182bd'],
+    'ours-ref': ['#843c39', '#d6616b', '#7b4173', '#ce6dbd', '#ad494a',
+                 '#a55194'],
+}
+# The distinct N of the ours-q<N> and ours-ref-q<N> of the folder, sorted.
+QUOTA_NS = []
+
+
+def quota_variant(v):
+    """(base, N) of ours-q<N> and ours-ref-q<N>, else None."""
+    m = QUOTA_NAME.match(v)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def set_quota_colors(variants):
+    """Numbers the distinct N of the quota variants among @variants, so
+    that each N has a colour of its own, the same in every figure."""
+    QUOTA_NS[:] = sorted({q[1] for q in map(quota_variant, variants) if q})
 
 
 def color(v):
     if v in VARIANT_COLOR:
         return VARIANT_COLOR[v]
+    q = quota_variant(v)
+    if q:
+        base, n = q
+        i = sorted(set(QUOTA_NS) | {n}).index(n)
+        colors = QUOTA_COLORS[base]
+        if i < len(colors):
+            return colors[i]
+        r, g, b = colorsys.hls_to_rgb((0.6 + 0.381966 * i) % 1.0,
+                                      0.4 if base == 'ours' else 0.6, 0.6)
+        return '#%02x%02x%02x' % (round(r * 255), round(g * 255),
+                                  round(b * 255))
     return SPARE_COLORS[sum(map(ord, v)) % len(SPARE_COLORS)]
 
 
@@ -74,12 +114,25 @@ def run_quota_ms(meta):
     return None
 
 
+def variant_label(v):
+    """Name of a variant in the tables."""
+    q = quota_variant(v)
+    if q:
+        return '%s, quota_ms %d' % ({'ours': 'ours', 'ours-ref':
+                                     'ours, reference kernel'}[q[0]], q[1])
+    return VARIANT_LABEL.get(v, v)
+
+
 def plot_label(v, quota):
     """Name of a variant in the plots: with the quota it ran with."""
     if v == 'ours-noquota':
         return 'ours, quota_ms 0'
     if v == 'ours-ref-noquota':
         return 'ours (ref), quota_ms 0'
+    q = quota_variant(v)
+    if q:
+        return '%s, quota_ms %d' % ({'ours': 'ours', 'ours-ref':
+                                     'ours (ref)'}[q[0]], q[1])
     label = {'ours': 'ours', 'ours-ref': 'ours (ref)'}.get(
         v, VARIANT_LABEL.get(v, v))
     if quota is not None and v in QUOTA_VARIANTS:
@@ -241,8 +294,12 @@ def inside_noise(a, b):
 
 
 def order(variants):
-    return sorted(variants, key=lambda v: VARIANT_ORDER.index(v)
-                  if v in VARIANT_ORDER else 99)
+    def key(v):
+        q = quota_variant(v)
+        base = q[0] if q else v
+        return (VARIANT_ORDER.index(base) if base in VARIANT_ORDER else 99,
+                q[1] if q else -1)
+    return sorted(variants, key=key)
 
 
 def by_count(counts, name, unit=''):
@@ -358,7 +415,7 @@ def table(workload, variants):
     for v in order(variants):
         runs = variants[v]
         ok = sum(1 for m in runs if m['ok'])
-        cells = [VARIANT_LABEL.get(v, v), '%d/%d' % (ok, len(runs))]
+        cells = [variant_label(v), '%d/%d' % (ok, len(runs))]
         for key, _, scale, digits, pct in METRICS:
             cells.append(fmt(summarize([m.get(key) for m in runs]), scale,
                              digits, pct))
@@ -383,7 +440,7 @@ def noise_notes(workload, variants):
             d = 100.0 * (t['median'] / bt['median'] - 1) if bt['median'] \
                 else 0
             notes.append('- %s: throughput %+.0f%% against no reclaim: %s.'
-                         % (VARIANT_LABEL.get(v, v), d,
+                         % (variant_label(v), d,
                             'inside the noise' if inside_noise(t, bt)
                             else 'outside the noise'))
         if u and bu:
@@ -394,7 +451,7 @@ def noise_notes(workload, variants):
             else:
                 verdict = 'fewer than 3 runs, spread not measured'
             notes.append('- %s: average memory in use %.0f MiB lower than '
-                         'no reclaim: %s.' % (VARIANT_LABEL.get(v, v), d,
+                         'no reclaim: %s.' % (variant_label(v), d,
                                               verdict))
     return notes
 
@@ -444,7 +501,93 @@ def scaling_summary(runs, key='cpu_pct_measured'):
                 ((size, summarize(v)) for size, v in by.items()) if s)
 
 
-def targets(data, scaling):
+def equal_cpu(hc, quota):
+    """Ours at equal CPU: each of our variants on one kernel (ours, ours
+    with quota_ms 0, ours-q<N>) against upstream + fix at the run's
+    quota_ms, and the one closest to it in kdamond CPU."""
+    fixed = hc.get('upstream-fixed')
+    if not fixed:
+        return []
+    cf, rf = med(fixed, 'cpu_pct'), med(fixed, 'reclaimed')
+    sf = med(fixed, 'pswpin')
+    if cf is None or rf is None:
+        return []
+
+    def ratio(a, b):
+        if a is None or b is None:
+            return '-'
+        return '%.2fx' % (a / b) if b else 'upstream 0'
+
+    out = []
+    for base in ('ours', 'ours-ref'):
+        vs = [v for v in order(hc) if v in (base, base + '-noquota') or
+              quota_variant(v) and quota_variant(v)[0] == base]
+        rows = []
+        for v in vs:
+            co, ro = med(hc[v], 'cpu_pct'), med(hc[v], 'reclaimed')
+            so = med(hc[v], 'pswpin')
+            if co is None:
+                continue
+            rows.append((v, co, ro, so))
+        if not rows:
+            continue
+        out.append('- Equal CPU, hotcold%s (medians): upstream + fix%s: '
+                   'kdamond %.1f%% CPU, %.0f MiB reclaimed, %s hot pages '
+                   'read back (swap-ins); against it:' % (
+                       ', ours on the reference kernel'
+                       if base == 'ours-ref' else '',
+                       '' if quota is None else ', quota_ms %s' % quota,
+                       cf, rf / MIB, '-' if sf is None else '%.0f' % sf))
+        for v, co, ro, so in rows:
+            out.append('  - %s: %.1f%% CPU; reclaimed %s MiB (%s); '
+                       'swap-ins %s (%s).' % (
+                           plot_label(v, quota), co,
+                           '-' if ro is None else '%.0f' % (ro / MIB),
+                           ratio(ro, rf),
+                           '-' if so is None else '%.0f' % so,
+                           ratio(so, sf)))
+        # Of two as close, the first in the order of the table.
+        v, co, ro, so = min(rows, key=lambda r: abs(r[1] - cf))
+        far = ''
+        if cf and abs(co - cf) / cf > TCG_NOISE:
+            far = ', more than %.0f%% apart: not at equal CPU, an ' \
+                  'ours-q<N> nearer it is wanted' % (100 * TCG_NOISE)
+        out.append('- Equal CPU: %s is the closest in CPU to upstream + fix '
+                   '(%.1f%% against %.1f%%%s); reclaimed bytes at least '
+                   '1.5x upstream + fix\'s: %s: %s.' % (
+                       plot_label(v, quota), co, cf, far, ratio(ro, rf),
+                       'met' if ro and ro >= 1.5 * rf else 'NOT met'))
+    return out
+
+
+def spread(data, quota):
+    """Per workload, lowest run / median of the reclaimed bytes of each
+    variant that reclaimed anything, flagged under 0.75."""
+    out = []
+    for workload in sorted(data):
+        cells, flagged = [], 0
+        for v in order(data[workload]):
+            s = summarize([m.get('reclaimed') for m in data[workload][v]])
+            if not s or s['median'] <= 0:
+                continue
+            name = plot_label(v, quota)
+            if s['n'] < 2:
+                cells.append('%s: 1 run' % name)
+                continue
+            r = s['min'] / s['median']
+            flagged += r < 0.75
+            cells.append('%s: %.2f (%d runs)%s' % (
+                name, r, s['n'], ', FLAGGED' if r < 0.75 else ''))
+        if cells:
+            out.append('- Spread of reclaimed MiB, %s (lowest run / median, '
+                       'flagged under 0.75): %s; %s.' % (
+                           workload, '; '.join(cells),
+                           '%d of %d flagged' % (flagged, len(cells))
+                           if flagged else 'none flagged'))
+    return out
+
+
+def targets(data, scaling, quota=None):
     out = []
     hc = data.get('hotcold', {})
     ours, fixed = hc.get('ours'), hc.get('upstream-fixed')
@@ -495,7 +638,7 @@ def targets(data, scaling):
                            o['median'] / u['median'] if u['median'] else 0,
                            o['n'], u['n']) for s, o, u in pairs) +
                    ': %s.' % ('met' if met else 'NOT met'))
-    nq = hc.get('ours-noquota')
+    nq = hc.get('ours-noquota') or hc.get('ours-q0')
     if nq:
         t = [m.get('t95_s') for m in nq]
         done = [x for x in t if x is not None]
@@ -507,8 +650,9 @@ def targets(data, scaling):
                        max(done) <= 60 else 'NOT met'))
     else:
         out.append('- With quota_ms 0, 95% of the cold bytes out within '
-                   '60 s: not measured by this run (variant ours-noquota).')
-    return out
+                   '60 s: not measured by this run (variant ours-noquota '
+                   'or ours-q0).')
+    return out + equal_cpu(hc, quota) + spread(data, quota)
 
 
 def fit(points):
@@ -547,7 +691,7 @@ def scaling_table(scaling):
         f = fit(pts)
         slopes[v] = f
         lines.append('| %s | %s | %s |' % (
-            VARIANT_LABEL.get(v, v), ' | '.join(cells),
+            variant_label(v), ' | '.join(cells),
             '-' if not f else '%.3f' % f[0]))
     return lines, slopes
 
@@ -706,6 +850,8 @@ def main():
     out = sys.argv[1]
     meta, data, scaling = collect(out)
     quota = run_quota_ms(meta)
+    set_quota_colors([v for variants in data.values() for v in variants] +
+                     list(scaling))
     add_relative(data)
     os.makedirs(os.path.join(out, 'plots'), exist_ok=True)
     try:
@@ -794,7 +940,8 @@ def main():
         if plt:
             p = plot_scaling(out, scaling, slopes, plt, quota)
             md += ['![scaling](%s)' % os.path.relpath(p, out), '']
-    md += ['## Targets of the benchmark issue', ''] + targets(data, scaling)
+    md += ['## Targets of the benchmark issue', ''] + targets(data, scaling,
+                                                              quota)
     md += ['', 'Per-run figures: runs.csv; medians: results.csv; raw '
            'timelines and logs: raw/.']
     with open(os.path.join(out, 'results.md'), 'w') as f:
