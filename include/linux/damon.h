@@ -56,10 +56,6 @@ struct damon_addr_range {
  *			the page, and the core clears it whenever it picks a
  *			new @sampling_addr (a new region, the part without
  *			the page, a region trimmed past it).
- * @prepared:		The region (or a part merged into it) was prepared
- *			for the schemes' actions (see
- *			&damon_operations.prepare_action).  Both parts of a
- *			split keep it.
  *
  * Regions of a target are kept sorted by address and never overlap.
  */
@@ -71,7 +67,6 @@ struct damon_region {
 	unsigned int last_nr_accesses;
 	unsigned long sampling_addr;
 	unsigned int sampling_state;
-	bool prepared;
 };
 
 /**
@@ -192,7 +187,7 @@ struct damos_quota {
 	unsigned long esz;
 	/* Bytes charged in the current window. */
 	unsigned long charged_sz;
-	/* Bytes prepared for the action in the current window. */
+	/* Bytes the action only prepared in the current window. */
 	unsigned long prepared_sz;
 	/*
 	 * CPU time spent acting in the current window, in nanoseconds,
@@ -347,9 +342,10 @@ enum damon_ops_id {
  * @sz_tried:	Out: bytes it tried: acted on, or only prepared.  Memory
  *		it passes over at little cost (free or kernel pages, say) is
  *		not counted.
- * @sz_prepared: Out: bytes of @sz_tried it found unprepared (see
- *		&damon_operations.prepare_action) and only prepared, for a
- *		later pass.  They cost what preparing costs, so only the time
+ * @sz_prepared: Out: bytes of @sz_tried the action could not judge yet
+ *		and only prepared for a later pass (pageout makes idle the
+ *		pages it has not made idle before, and judges them one
+ *		minimum age later).  They cost what preparing costs, so only the time
  *		quota and @max_prepare_sz bound them: they are charged
  *		neither to the size quota nor as tried in the statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
@@ -387,23 +383,6 @@ struct damos_apply_budget {
  *			start, honouring the scheme's filters and the budget
  *			(see &struct damos_apply_budget).  Returns the bytes
  *			really acted on.  Optional (then no action works).
- * @prepare_action:	Prepares a region for actions that judge each page
- *			again when they act and need a reference point to
- *			judge from (pageout keeps the pages accessed since
- *			they were last made idle, so it makes them idle
- *			here).  The engine calls it once for each region that
- *			showed a scheme's access pattern for half the
- *			minimum age, marks the region &damon_region.prepared
- *			(if it found anything to prepare),
- *			and then acts (except for %DAMOS_STAT) only on
- *			prepared regions.  @apply_scheme prepares what it
- *			finds unprepared (pages faulted in since, or of a
- *			region merged in) and reports it in the budget's
- *			sz_prepared; once it went through a whole region, the
- *			region counts as prepared.  Honours the budget's
- *			max_sz and stop_ns and sets its sz_tried and end as
- *			@apply_scheme does; it costs time quota, no size
- *			quota.  Optional.
  * @get_scheme_score:	Priority of a region for a scheme's action, from 1
  *			(lowest) to %DAMOS_MAX_SCORE; 0 where the action
  *			would achieve nothing, so that the region is skipped
@@ -424,9 +403,6 @@ struct damon_operations {
 				      struct damon_target *t,
 				      struct damon_region *r, struct damos *s,
 				      struct damos_apply_budget *budget);
-	void (*prepare_action)(struct damon_ctx *ctx, struct damon_target *t,
-			       struct damon_region *r, struct damos *s,
-			       struct damos_apply_budget *budget);
 	int (*get_scheme_score)(struct damon_ctx *ctx, struct damon_target *t,
 				struct damon_region *r, struct damos *s);
 	void (*cleanup)(struct damon_ctx *ctx);

@@ -79,7 +79,6 @@ static struct damon_target *damon_copy_target(const struct damon_target *t)
 		copy->nr_accesses = r->nr_accesses;
 		copy->last_nr_accesses = r->last_nr_accesses;
 		copy->age = r->age;
-		copy->prepared = r->prepared;
 		damon_add_region(copy, new);
 	}
 	return new;

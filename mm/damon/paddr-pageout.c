@@ -82,15 +82,10 @@ VISIBLE_IF_KUNIT unsigned int damon_paddr_pageout_batch(u64 left_ns,
  */
 #define DAMON_PADDR_RESCHED_PFNS	1024
 
-/*
- * A pass over one region that pages out what may go, or (@idle_only) that
- * prepares the region for such a pass by making its folios idle.
- */
+/* A pass over one region that pages out what may go. */
 struct damon_paddr_pageout {
 	struct damos *scheme;
 	unsigned long start_pfn;
-	bool idle_only;			/* prepares: reclaims nothing */
-	unsigned long sample_pfn;	/* preparing leaves it to sampling */
 	struct list_head folios;	/* isolated, not yet reclaimed */
 	unsigned int nr_folios;
 	unsigned int max_folios;	/* reclaimed once that many */
@@ -164,9 +159,7 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * touched it in between (as does one never made idle, which
  * damon_paddr_pageout_pfn() reports as only prepared).  The engine restarts
  * the region's age after the pass, so the later pass comes the scheme's
- * minimum age later; and it has the region prepared half-way to its
- * minimum age (damon_paddr_prepare_action()), so that a folio untouched
- * since goes on the first pass.  The TLB entries of a young folio are
+ * minimum age later.  The TLB entries of a young folio are
  * flushed before it stays on its LRU, so that a later access shows, and the
  * folio keeps the access visible to reclaim through its young flag.
  *
@@ -215,7 +208,7 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		goto out;
 	nr_pages = folio_nr_pages(folio);
 	/* Never made idle (or used through a system call since)? */
-	unprepared = !po->idle_only && !folio_test_idle(folio);
+	unprepared = !folio_test_idle(folio);
 	used = unprepared ? po->nr_prepared : po->nr_tried - po->nr_prepared;
 	max = unprepared ? po->max_prepared : po->max_acted;
 	/*
@@ -228,15 +221,6 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 		return 0;
 	}
 	po->nr_tried += nr_pages;
-	if (po->idle_only) {
-		/* An access since the last check must still show there. */
-		if (po->sample_pfn < folio_pfn(folio) ||
-		    po->sample_pfn >= folio_pfn(folio) + folio_nr_pages(folio))
-			damon_paddr_folio_test_and_reset(folio,
-							 DAMON_PADDR_FLUSH_YOUNG,
-							 &po->flushes);
-		goto out;
-	}
 	if (unprepared) {
 		/* Whether it is in use cannot be told yet: for a later pass. */
 		po->nr_prepared += nr_pages;
@@ -297,21 +281,17 @@ static bool damon_paddr_pageout_reclaim_batch(struct damon_paddr_pageout *po)
 
 /*
  * Pages out what may go of @r, from its start until a limit of @b is
- * reached, or with @idle_only only makes the folios that could go idle.
- * Tries only the folios it weighs: free, kernel, unevictable and
+ * reached.  Tries only the folios it weighs: free, kernel, unevictable and
  * filtered-out memory is passed over at little cost.  Returns the bytes
  * reclaimed.
  */
 static unsigned long damon_paddr_pageout(struct damon_region *r,
 					 struct damos *s,
-					 struct damos_apply_budget *b,
-					 bool idle_only)
+					 struct damos_apply_budget *b)
 {
 	struct damon_paddr_pageout po = {
 		.scheme = s,
 		.start_pfn = PHYS_PFN(r->ar.start),
-		.idle_only = idle_only,
-		.sample_pfn = PHYS_PFN(r->sampling_addr),
 		.max_acted = b->max_sz >> PAGE_SHIFT,
 		.max_prepared = b->max_prepare_sz >> PAGE_SHIFT,
 		.stop_ns = b->stop_ns,
@@ -360,23 +340,10 @@ unsigned long damon_paddr_apply_scheme(struct damon_ctx *ctx,
 {
 	switch (s->action) {
 	case DAMOS_PAGEOUT:
-		return damon_paddr_pageout(r, s, b, false);
+		return damon_paddr_pageout(r, s, b);
 	default:
 		return 0;
 	}
-}
-
-/*
- * &damon_operations.prepare_action: pageout makes the folios it could page
- * out idle, so that the pass at the region's minimum age finds out which
- * were used since.
- */
-void damon_paddr_prepare_action(struct damon_ctx *ctx, struct damon_target *t,
-				struct damon_region *r, struct damos *s,
-				struct damos_apply_budget *b)
-{
-	if (s->action == DAMOS_PAGEOUT)
-		damon_paddr_pageout(r, s, b, true);
 }
 
 /* === Priority scores === */

@@ -415,7 +415,6 @@ static const struct damon_operations damon_paddr_ops = {
 	.check_accesses = damon_paddr_check_accesses,
 	.nr_quiet_samples = damon_paddr_nr_quiet_samples,
 	.apply_scheme = damon_paddr_apply_scheme,
-	.prepare_action = damon_paddr_prepare_action,
 	.get_scheme_score = damon_paddr_get_scheme_score,
 	.cleanup = damon_paddr_ops_cleanup,
 };

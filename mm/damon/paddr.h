@@ -86,9 +86,6 @@ unsigned long damon_paddr_apply_scheme(struct damon_ctx *ctx,
 				       struct damon_target *t,
 				       struct damon_region *r, struct damos *s,
 				       struct damos_apply_budget *b);
-void damon_paddr_prepare_action(struct damon_ctx *ctx, struct damon_target *t,
-				struct damon_region *r, struct damos *s,
-				struct damos_apply_budget *b);
 int damon_paddr_get_scheme_score(struct damon_ctx *ctx, struct damon_target *t,
 				 struct damon_region *r, struct damos *s);
 

@@ -315,8 +315,8 @@ static void damos_decay_throughput(struct damos_quota *q)
  * @q:		The quota of the scheme.
  * @ns:		Nanoseconds of CPU time spent (damos_action_clock_ns()).
  *
- * For work the action needs but that tries no byte (making pages idle
- * ahead): it counts against the time quota (see damos_time_quota_spent())
+ * For work the scheme needs but that tries no byte (choosing the regions:
+ * scores, the histogram, cuts): it counts against the time quota (see damos_time_quota_spent())
  * but not in the throughput the byte budget is bought at, as it does not
  * grow with the bytes acted on.
  *

@@ -54,7 +54,6 @@ struct damon_region *damon_new_region(unsigned long start, unsigned long end)
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
-	r->prepared = false;
 	INIT_LIST_HEAD(&r->list);
 	return r;
 }
@@ -307,8 +306,8 @@ free_pool:
  * @sz_left:	Size of the lower part, in bytes; must be above 0 and below
  *		the size of @r.
  *
- * Both parts keep the access counts, age and prepared state of @r; the
- * sampled page stays with the part that holds it.  If no memory is left
+ * Both parts keep the access counts and age of @r; the sampled page stays
+ * with the part that holds it.  If no memory is left
  * for the upper part, @r is left whole.
  *
  * Context: May sleep.  The caller owns @t.
@@ -327,7 +326,6 @@ bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 	upper->nr_accesses = r->nr_accesses;
 	upper->last_nr_accesses = r->last_nr_accesses;
 	upper->age = r->age;
-	upper->prepared = r->prepared;
 	r->ar.end = upper->ar.start;
 	if (r->sampling_addr >= r->ar.end) {
 		if (r->sampling_addr < upper->ar.end) {
@@ -369,9 +367,8 @@ static unsigned int damon_weighted_avg(unsigned int a, unsigned long wa,
  * @r:	The region right above @l; it is freed.
  *
  * The access counts and the age of the merged region are the averages of
- * those of @l and @r, weighted by their sizes.  It counts as prepared if
- * either was: the action copes with pages it finds unprepared (pageout
- * keeps them for a later pass).  It keeps the sampled page of @l.
+ * those of @l and @r, weighted by their sizes.  It keeps the sampled page
+ * of @l.
  *
  * Context: The caller owns @t.
  */
@@ -386,7 +383,6 @@ void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 	l->last_nr_accesses = damon_weighted_avg(l->last_nr_accesses, sz_l,
 						 r->last_nr_accesses, sz_r);
 	l->age = damon_weighted_avg(l->age, sz_l, r->age, sz_r);
-	l->prepared = l->prepared || r->prepared;
 	l->ar.end = r->ar.end;
 	damon_destroy_region(r, t);
 }

@@ -47,13 +47,6 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 		r->age >= p->min_age_region && r->age <= p->max_age_region;
 }
 
-/* Whether @s acts on prepared regions only (see damos_prepare_regions()). */
-static bool damos_needs_prepared(const struct damon_ctx *ctx,
-				 const struct damos *s)
-{
-	return ctx->ops.prepare_action && s->action != DAMOS_STAT;
-}
-
 /*
  * Whether @r is a candidate for @s now, and its score if so.  A backend that
  * scores regions itself returns 0 where the action would achieve nothing
@@ -66,8 +59,6 @@ static bool damos_candidate(struct damon_ctx *ctx, struct damon_target *t,
 			    unsigned int *score)
 {
 	if (!damos_pattern_matches(ctx, r, s))
-		return false;
-	if (damos_needs_prepared(ctx, s) && !r->prepared)
 		return false;
 	if (!ctx->ops.get_scheme_score) {
 		*score = damos_generic_score(ctx, r, s);
@@ -201,8 +192,8 @@ static void damos_quota_out(struct damos *s, struct damon_target *t,
 }
 
 /*
- * Bytes that may still be prepared (see &damon_operations.prepare_action)
- * in the window, ahead or by the action.  Preparing costs far less per byte
+ * Bytes the action may still only prepare in the window (see
+ * &damos_apply_budget.sz_prepared).  Preparing costs far less per byte
  * than acting (for pageout, making a page idle against paging it out), so a
  * byte budget bought with the time quota at the action's throughput would
  * starve it: under a time quota only time bounds it (see
@@ -310,11 +301,8 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		 * is judged afresh: the region must show the pattern for its
 		 * minimum age again before it is acted on again.
 		 */
-		if (damon_region_sz(r) == stop - r->ar.start) {
+		if (damon_region_sz(r) == stop - r->ar.start)
 			r->age = 0;
-			/* Went through it all: every page is prepared. */
-			r->prepared = true;
-		}
 	}
 	damos_update_stat(s, b.sz_tried - b.sz_prepared, applied);
 
@@ -434,83 +422,10 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 }
 
 /*
- * Preparing ahead (see &damon_operations.prepare_action).  A region that
- * shows the scheme's pattern for half its minimum age is prepared then,
- * once, so that when it comes of age the action judges each page by the
- * second half: pageout takes the pages that stayed idle since.  Without it,
- * the first pass over a region could only prepare it, and the action would
- * come one minimum age later.  A region the backend sees nothing to act on
- * in (free memory, for pageout) is left for later, as it may be filled in
- * the meantime.  The bytes prepared are bounded as those the action
- * prepares (damos_prepare_budget()); the time is charged to the window, so
- * that the time quota bounds all the CPU time the scheme costs, but left
- * out of the throughput its byte budget is bought at.  The action goes
- * first in each window, and preparing gets what time it leaves.
- */
-static bool damos_wants_prepared(struct damon_ctx *ctx, struct damon_target *t,
-				 struct damon_region *r, struct damos *s)
-{
-	if (r->prepared || r->age < s->pattern.min_age_region / 2 ||
-	    !damos_pattern_matches_but_age(&s->pattern, r))
-		return false;
-	/* Nothing is prepared there, so it would be walked every window. */
-	return !ctx->ops.get_scheme_score ||
-		ctx->ops.get_scheme_score(ctx, t, r, s) > 0;
-}
-
-static void damos_prepare_regions(struct damon_ctx *ctx, struct damos *s)
-{
-	unsigned long align = max(ctx->min_region_sz, 1UL);
-	struct damos_quota *q = &s->quota;
-	bool limited = damos_quota_is_set(q);
-	struct damos_apply_budget b;
-	struct damon_target *t;
-	struct damon_region *r;
-	unsigned long end, stop;
-	u64 start_ns;
-
-	if (!damos_needs_prepared(ctx, s))
-		return;
-	damon_for_each_target(t, ctx) {
-		damon_for_each_region(r, t) {
-			if (!damos_wants_prepared(ctx, t, r, s))
-				continue;
-			b = (struct damos_apply_budget){
-				.max_sz = damos_prepare_budget(q, limited,
-							       align),
-				.end = r->ar.end,
-			};
-			if (b.max_sz < align || damos_time_quota_spent(q))
-				return;
-			end = r->ar.end;
-			start_ns = damos_action_clock_ns();
-			b.stop_ns = damos_quota_stop_ns(q, start_ns);
-			ctx->ops.prepare_action(ctx, t, r, s, &b);
-			damos_quota_charge_ns(q, damos_action_clock_ns() -
-					      start_ns);
-			q->prepared_sz += min(b.sz_tried, b.max_sz);
-			/*
-			 * Stopped inside @r: the part prepared is cut off, or,
-			 * with no memory to cut, left for the next window.
-			 */
-			stop = damos_cut_at_stop(t, r, b.end, align);
-			if (stop == r->ar.start || r->ar.end != stop)
-				return;
-			/* Free memory may be filled later, by young pages. */
-			if (b.sz_tried)
-				r->prepared = true;
-			if (stop < end)
-				return;
-		}
-	}
-}
-
-/*
- * Applies @s and prepares regions ahead.  Under a time quota, the CPU time of
- * the whole application is charged, the choice of the regions (scores,
- * histogram, cuts) included: the actions charge their own time, the rest
- * is charged here, so that quota_ms bounds everything the scheme adds to
- * monitoring.
+ * Applies @s.  Under a time quota, the CPU time of the whole application
+ * is charged, the choice of the regions (scores, histogram, cuts)
+ * included: the actions charge their own time, the rest is charged here,
+ * so that quota_ms bounds everything the scheme adds to monitoring.
  */
 static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
 {
@@ -524,7 +439,6 @@ static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
 	if (timed)
 		start_ns = damos_action_clock_ns();
 	damos_apply_scheme(ctx, s);
-	damos_prepare_regions(ctx, s);
 	if (!timed)
 		return;
 	spent_ns = damos_action_clock_ns() - start_ns;

@@ -38,8 +38,6 @@ static unsigned long damon_fake_nr_last_samples;
 static unsigned int damon_fake_nr_inits;
 static unsigned int damon_fake_nr_cleanups;
 static unsigned int damon_fake_nr_applied;
-static unsigned int damon_fake_nr_prepared;
-static unsigned long damon_fake_sz_prepared;
 static struct damon_fake_applied damon_fake_records[DAMON_FAKE_MAX_APPLIED];
 
 /* Moves the fake clock @ns forward, saturating.  Under damon_fake_lock. */
@@ -231,28 +229,6 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 	return sz;
 }
 
-static void damon_fake_prepare_action(struct damon_ctx *ctx,
-				      struct damon_target *t,
-				      struct damon_region *r, struct damos *s,
-				      struct damos_apply_budget *b)
-{
-	unsigned long sz = damon_region_sz(r);
-
-	spin_lock(&damon_fake_lock);
-	if (sz > b->max_sz)
-		sz = ALIGN_DOWN(b->max_sz, PAGE_SIZE);
-	sz = min(sz, damon_fake_time_fit_locked(sz, b->stop_ns, 1000));
-	if (sz < damon_region_sz(r))
-		b->end = r->ar.start + sz;
-	b->sz_tried = sz;
-	if (damon_fake_nr_prepared < UINT_MAX)
-		damon_fake_nr_prepared++;
-	damon_fake_sz_prepared += sz;
-	/* Each byte looked at costs what it costs apply_scheme(). */
-	damon_fake_clock_charge_locked(sz);
-	spin_unlock(&damon_fake_lock);
-}
-
 static int damon_fake_get_scheme_score(struct damon_ctx *ctx,
 				       struct damon_target *t,
 				       struct damon_region *r, struct damos *s)
@@ -305,8 +281,6 @@ void damon_fake_ops_reset(void)
 	damon_fake_nr_inits = 0;
 	damon_fake_nr_cleanups = 0;
 	damon_fake_nr_applied = 0;
-	damon_fake_nr_prepared = 0;
-	damon_fake_sz_prepared = 0;
 	spin_unlock(&damon_fake_lock);
 }
 
@@ -607,34 +581,3 @@ bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec)
 	return found;
 }
 
-/**
- * damon_fake_ops_prepared() - Counts the prepare_action() calls received.
- * @sz:	Where the bytes they prepared, in total, are stored.
- *
- * Context: Any context.
- * Return: the number of prepare_action() calls since the last reset.
- */
-unsigned int damon_fake_ops_prepared(unsigned long *sz)
-{
-	unsigned int nr;
-
-	spin_lock(&damon_fake_lock);
-	nr = damon_fake_nr_prepared;
-	*sz = damon_fake_sz_prepared;
-	spin_unlock(&damon_fake_lock);
-	return nr;
-}
-
-/**
- * damon_fake_ops_enable_prepare() - Gives a context prepare_action().
- * @ctx:	A context on the fake backend.
- *
- * Without it the backend has no prepare_action() and the engine acts on
- * regions that were never prepared.
- *
- * Context: The caller owns @ctx; kdamond is not running.
- */
-void damon_fake_ops_enable_prepare(struct damon_ctx *ctx)
-{
-	ctx->ops.prepare_action = damon_fake_prepare_action;
-}

@@ -83,7 +83,5 @@ unsigned int damon_fake_ops_nr_inits(void);
 unsigned int damon_fake_ops_nr_cleanups(void);
 unsigned int damon_fake_ops_nr_applied(void);
 bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec);
-unsigned int damon_fake_ops_prepared(unsigned long *sz);
-void damon_fake_ops_enable_prepare(struct damon_ctx *ctx);
 
 #endif /* _MM_DAMON_TESTS_FAKE_OPS_H */

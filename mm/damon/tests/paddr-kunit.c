@@ -922,7 +922,7 @@ struct damon_paddr_test_pass {
 	struct completion started;
 };
 
-/* Waits to be told to stop, then prepares a region for pageout. */
+/* Waits to be told to stop, then runs a pageout pass over a region. */
 static int damon_paddr_test_stopped_pass_fn(void *data)
 {
 	struct damon_paddr_test_pass *pass = data;
@@ -930,8 +930,8 @@ static int damon_paddr_test_stopped_pass_fn(void *data)
 	complete(&pass->started);
 	while (!kthread_should_stop())
 		usleep_range(1000, 2000);
-	pass->ctx->ops.prepare_action(pass->ctx, NULL, pass->r, pass->s,
-				      &pass->b);
+	pass->ctx->ops.apply_scheme(pass->ctx, NULL, pass->r, pass->s,
+				    &pass->b);
 	return 0;
 }
 

@@ -148,7 +148,6 @@ static void damon_test_split_moves_sample(struct kunit *test)
 
 	r->sampling_addr = 7 * P;
 	r->sampling_state = 5;
-	r->prepared = true;
 	KUNIT_ASSERT_TRUE(test, damon_split_region_at(t, r, 3 * P));
 	upper = damon_test_nth(t, 1);
 	KUNIT_ASSERT_NOT_NULL(test, upper);
@@ -156,8 +155,6 @@ static void damon_test_split_moves_sample(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upper->sampling_state, 5U);
 	KUNIT_EXPECT_EQ(test, r->sampling_addr, 0UL);
 	KUNIT_EXPECT_EQ(test, r->sampling_state, 0U);
-	KUNIT_EXPECT_TRUE(test, r->prepared);
-	KUNIT_EXPECT_TRUE(test, upper->prepared);
 
 	/* The lower part keeps a page it holds; the upper gets none. */
 	r->sampling_addr = P;
@@ -531,8 +528,6 @@ static void damon_test_adapt_ages(struct kunit *test)
 	a->last_nr_accesses = 19;	/* alike: ages */
 	b->last_nr_accesses = 5;	/* changed: starts over */
 	c->last_nr_accesses = 12;	/* changed by exactly the threshold */
-	a->prepared = true;
-	b->prepared = true;
 
 	/* Threshold: 20 / 10 = 2.  Three regions of the size limit. */
 	damon_adapt_regions(ctx, 20);
@@ -540,10 +535,6 @@ static void damon_test_adapt_ages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->age, 4U);
 	KUNIT_EXPECT_EQ(test, b->age, 0U);
 	KUNIT_EXPECT_EQ(test, c->age, 10U);
-	/* Preparation sticks: the action copes with pages used since. */
-	KUNIT_EXPECT_TRUE(test, a->prepared);
-	KUNIT_EXPECT_TRUE(test, b->prepared);
-	KUNIT_EXPECT_FALSE(test, c->prepared);
 	KUNIT_EXPECT_EQ(test, a->last_nr_accesses, 20U);
 	KUNIT_EXPECT_EQ(test, b->last_nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, c->last_nr_accesses, 10U);
