@@ -580,4 +580,3 @@ bool damon_fake_ops_applied(unsigned int i, struct damon_fake_applied *rec)
 	spin_unlock(&damon_fake_lock);
 	return found;
 }
-
