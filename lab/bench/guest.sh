@@ -7,6 +7,7 @@
 #   timeline.csv   one line per second (see monitor.c), phase 1 = measured
 #   workload.log   the workload's own output (throughput, PASS/FAIL)
 #   reclaimer.txt  the reclaimer's final counters (user-space ones)
+#   reclaimer.log  the user-space reclaimer's output
 #   result.txt     key=value lines the report reads
 #
 #   guest.sh KEY=VALUE...   keys: variant workload bin wss_mib hot_pct
@@ -124,6 +125,11 @@ start_reclaimer() {
 		echo $! > "$rpid"
 		echo "pressure --cgroup $cg --budget-ms $quota_ms" >> "$out/env.txt"
 		;;
+	# Started by run_hotcold once the workload says where its cold part is.
+	floor)
+		[[ $workload == hotcold ]] ||
+			{ say "floor needs the hotcold workload"; return 1; }
+		;;
 	*) say "unknown variant $variant"; return 1 ;;
 	esac
 }
@@ -146,7 +152,54 @@ stop_reclaimer() {
 		wait "$(cat "$rpid")" 2>/dev/null
 		cp "$rstat" "$out/reclaimer.txt" 2>/dev/null
 		;;
+	floor) stop_oracle ;;
 	esac
+}
+
+# The floor: lab/bench/oracle.c pages out exactly the cold part of hotcold,
+# min_age after the fill, and measures what the kernel's swap-out costs.
+# start_oracle LINE: LINE is hotcold's "cold part at ADDR length N bytes
+# (pid P)".
+start_oracle() {
+	local re='cold part at (0x[0-9a-f]+) length ([0-9]+) bytes \(pid ([0-9]+)\)'
+	if ! [[ $1 =~ $re ]] || ((BASH_REMATCH[2] == 0)); then
+		say "floor: no cold part in '$1'"
+		result floor_error "no cold part"
+		return 1
+	fi
+	local opts=(--pid "${BASH_REMATCH[3]}" --addr "${BASH_REMATCH[1]}"
+		--length "${BASH_REMATCH[2]}" --min-age-ms $((min_age_us / 1000))
+		--interval-ms "$kst_interval_ms" --stats "$rstat")
+	"$bin/oracle" "${opts[@]}" > "$out/reclaimer.log" 2>&1 &
+	echo $! > "$rpid"
+	echo "oracle ${opts[*]}" >> "$out/env.txt"
+}
+
+# The measured phase is over: no more passes (it stays, for the monitor's
+# sample of its CPU time, until stop_oracle).
+end_oracle_phase() {
+	[[ -f $rpid ]] && kill -USR1 "$(cat "$rpid")" 2>/dev/null
+}
+
+# stop_oracle: ends it and records its first pass (see oracle.c).
+stop_oracle() {
+	[[ -f $rpid ]] || { result floor_error "oracle not started"; return; }
+	kill -TERM "$(cat "$rpid")" 2>/dev/null
+	wait "$(cat "$rpid")" 2>/dev/null
+	cp "$rstat" "$out/reclaimer.txt" 2>/dev/null ||
+		{ result floor_error "no statistics from the oracle"; return; }
+	local key value
+	while read -r key value; do
+		case $key in
+		us_per_page) result floor_us_per_page "$value" ;;
+		pass1_pages) result floor_pages "$value" ;;
+		pass1_cpu_us) result floor_cpu_us "$value" ;;
+		pass1_wall_us) result floor_wall_us "$value" ;;
+		pass1_advised_bytes) result floor_advised_bytes "$value" ;;
+		pass1_done) result floor_pass_complete "$value" ;;
+		passes) result floor_passes "$value" ;;
+		esac
+	done < "$out/reclaimer.txt"
 }
 
 start_monitor() {
@@ -155,7 +208,9 @@ start_monitor() {
 	ours | ours-ref | ours-noquota | ours-ref-noquota | ours-q* | ours-ref-q* | \
 		upstream | upstream-fixed)
 		opts+=(--damon) ;;
-	kstaled | pressure) opts+=(--stats "$rstat" --pid-file "$rpid") ;;
+	# The oracle of floor writes its pid file once it starts, after the
+	# fill: the monitor samples its CPU from then on.
+	kstaled | pressure | floor) opts+=(--stats "$rstat" --pid-file "$rpid") ;;
 	esac
 	"$bin/monitor" "${opts[@]}" &
 	MON=$!
@@ -175,8 +230,10 @@ run_hotcold() {
 		echo "$line" >> "$out/workload.log"
 		case $line in
 		*"filled in"*) next_phase ;;
+		*"cold part at "*) [[ $variant == floor ]] && start_oracle "$line" ;;
 		*throughput:*)
 			next_phase
+			[[ $variant == floor ]] && end_oracle_phase
 			result throughput "$(sed 's/.*: \([0-9.]*\) pages\/s$/\1/' <<< "$line")"
 			result throughput_unit "hot pages read/s"
 			;;

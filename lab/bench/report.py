@@ -29,7 +29,8 @@ MIB = 1 << 20
 # runs, a smaller difference is called noise.
 TCG_NOISE = 0.30
 VARIANT_ORDER = ['none', 'ours-ref', 'ours', 'upstream', 'upstream-fixed',
-                 'kstaled', 'pressure', 'ours-ref-noquota', 'ours-noquota']
+                 'kstaled', 'pressure', 'ours-ref-noquota', 'ours-noquota',
+                 'floor']
 VARIANT_LABEL = {
     'none': 'no reclaim',
     'ours': 'ours (DAMON_RECLAIM)',
@@ -40,10 +41,12 @@ VARIANT_LABEL = {
     'pressure': 'memory.reclaim + PSI',
     'ours-noquota': 'ours, quota_ms 0',
     'ours-ref-noquota': 'ours, reference kernel, quota_ms 0',
+    'floor': 'floor: oracle MADV_PAGEOUT of the cold part',
 }
 # One colour per variant, the same in every figure (matplotlib's "tab"
 # colours).  Ours and ours with quota_ms 0 are two blues, upstream as
-# shipped and upstream + fix red and orange, the baseline grey.
+# shipped and upstream + fix red and orange, the baseline grey, the floor
+# (the kernel's own swap-out, no reclaimer) black.
 VARIANT_COLOR = {
     'none': '#7f7f7f',
     'ours': '#1f77b4',
@@ -54,11 +57,14 @@ VARIANT_COLOR = {
     'pressure': '#9467bd',
     'ours-noquota': '#17becf',
     'ours-ref-noquota': '#e377c2',
+    'floor': '#000000',
 }
 # Variants not in the map (BENCH_* experiments) take these, by name.
-SPARE_COLORS = ['#bcbd22', '#000000', '#7f7f7f']
+SPARE_COLORS = ['#bcbd22', '#8c6d31', '#7f7f7f']
 # The variants that run DAMON_RECLAIM with the quota_ms of the run.
 QUOTA_VARIANTS = ('ours', 'ours-ref', 'upstream', 'upstream-fixed')
+# All that run DAMON_RECLAIM, but the ours-q<N> and ours-ref-q<N>.
+DAMON_VARIANTS = QUOTA_VARIANTS + ('ours-noquota', 'ours-ref-noquota')
 # ours-q<N> and ours-ref-q<N>: ours, and ours on the reference kernel, with
 # quota_ms N instead of the run's (lab/bench/run checks N; guest.sh reads
 # it from the name).  Ordered right after ours (ours-ref), by N.
@@ -188,6 +194,18 @@ def delta(a, b, key):
     return y - x
 
 
+def reclaimer_ticks(a, b):
+    """CPU ticks of the reclaimer from sample @a to sample @b.  A reclaimer
+    process that did not exist yet at @a (no pid: floor's oracle starts
+    after the fill) had used none."""
+    if a.get('reclaimer_pid') is not None and a['reclaimer_pid'] < 0 and \
+            a.get('reclaimer_ticks') is not None and \
+            a['reclaimer_ticks'] < 0 and \
+            b.get('reclaimer_pid') is not None and b['reclaimer_pid'] > 0:
+        a = dict(a, reclaimer_ticks=0)
+    return delta(a, b, 'reclaimer_ticks')
+
+
 def run_metrics(run_dir, wss_mib=None, hot_pct=None):
     """Figures of one run, or None when it produced no timeline."""
     res = read_kv(os.path.join(run_dir, 'result.txt'))
@@ -197,6 +215,10 @@ def run_metrics(run_dir, wss_mib=None, hot_pct=None):
          'check': res.get('workload_check', 'none'),
          'lab_rc': res.get('lab_rc')}
     m['throughput'] = num(res.get('throughput'))
+    # floor: the CPU time per page of the oracle's first pass.
+    m['floor_us_per_page'] = num(res.get('floor_us_per_page'))
+    if m['floor_us_per_page']:
+        m['floor_per_cpu_s'] = PAGE / (m['floor_us_per_page'] / 1e6)
     m['monitored_bytes'] = num(res.get('monitored_bytes'))
     if len(rows) < 2:
         return m
@@ -213,13 +235,13 @@ def run_metrics(run_dir, wss_mib=None, hot_pct=None):
     m['cg_swap'] = end['cg_swap']
     m['cg_current'] = end['cg_current']
     dur = end['t_s'] - start['t_s']
-    ticks = delta(start, end, 'reclaimer_ticks')
+    ticks = reclaimer_ticks(start, end)
     m['cpu_s'] = ticks / CLK_TCK if ticks is not None else None
     m['cpu_pct'] = 100.0 * m['cpu_s'] / dur if m['cpu_s'] is not None \
         and dur > 0 else None
     # CPU in the measured phase alone (the scaling runs use this).
     if measured:
-        t = delta(measured[0], end, 'reclaimer_ticks')
+        t = reclaimer_ticks(measured[0], end)
         d = end['t_s'] - measured[0]['t_s']
         m['cpu_pct_measured'] = 100.0 * t / CLK_TCK / d \
             if t is not None and d > 0 else None
@@ -560,6 +582,37 @@ def equal_cpu(hc, quota):
     return out
 
 
+def against_floor(hc, quota):
+    """The bytes per CPU-second of each DAMON_RECLAIM variant as a fraction
+    of the floor's: the kernel's own swap-out cost, measured in the same
+    run by the oracle of the floor variant (its first pass)."""
+    runs = hc.get('floor')
+    if not runs:
+        return []
+    us = med(runs, 'floor_us_per_page')
+    if not us:
+        return ['- Against the floor: the floor runs measured nothing '
+                '(no floor_us_per_page in their result.txt).']
+    fc = med(runs, 'floor_per_cpu_s')
+    n = len([m for m in runs if m.get('floor_us_per_page')])
+    whole = med(runs, 'per_cpu_s')
+    out = ['- Against the floor, hotcold (medians): the kernel\'s own '
+           'swap-out of exactly the cold part (the oracle\'s first '
+           'MADV_PAGEOUT pass) costs %.1f us of CPU per page = %.0f MiB per '
+           'CPU-s (%s%s); against it:' % (
+               us, fc / MIB, '%d run%s' % (n, '' if n == 1 else 's'),
+               '' if whole is None else '; the oracle over the whole run, '
+               'later passes included: %.0f MiB per CPU-s' % (whole / MIB))]
+    for v in order(hc):
+        if v not in DAMON_VARIANTS and not quota_variant(v):
+            continue
+        pc = med(hc[v], 'per_cpu_s')
+        out.append('  - %s: %s.' % (
+            plot_label(v, quota), 'no MiB per CPU-s' if pc is None else
+            '%.0f MiB per CPU-s = %.2fx the floor' % (pc / MIB, pc / fc)))
+    return out
+
+
 def spread(data, quota):
     """Per workload, lowest run / median of the reclaimed bytes of each
     variant that reclaimed anything, flagged under 0.75."""
@@ -652,7 +705,8 @@ def targets(data, scaling, quota=None):
         out.append('- With quota_ms 0, 95% of the cold bytes out within '
                    '60 s: not measured by this run (variant ours-noquota '
                    'or ours-q0).')
-    return out + equal_cpu(hc, quota) + spread(data, quota)
+    return out + equal_cpu(hc, quota) + against_floor(hc, quota) + \
+        spread(data, quota)
 
 
 def fit(points):
@@ -813,7 +867,7 @@ def write_csv(out, data, scaling):
             'cpu_s', 'majflt', 'pswpin', 'reclaimed', 'tried', 'ratio',
             'per_cpu_s', 'pswpout_bytes', 'cold_out_pct', 't95_s',
             'tlb', 'tlb_per_mib', 'monitored_bytes',
-            'throughput_rel', 'saving_avg']
+            'throughput_rel', 'saving_avg', 'floor_us_per_page']
     with open(os.path.join(out, 'runs.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['workload', 'variant', 'run', 'ok'] + keys)

@@ -10,6 +10,8 @@
  * written: what is written of it is read every HOT_PERIOD_S during the
  * fill, then continuously for SECONDS while the rest stays untouched.
  * Major faults before the verification are hot pages read back from swap.
+ * After the fill it prints where the cold part is (address, length, pid),
+ * for the benchmark's oracle reclaimer (lab/bench/oracle.c).
  * At the end it checks every page against the content it wrote, so pages
  * that went to swap and came back are verified too, and prints PASS or FAIL
  * (exit status 0 or 1).
@@ -106,6 +108,10 @@ int main(int argc, char **argv)
 	}
 	printf("hotcold: filled in %.1f s; reading the hot %lu%% for %lu s\n",
 	       now_s() - start, hot_percent, seconds);
+	/* Where the pages never touched again are, for lab/bench/oracle.c. */
+	printf("hotcold: cold part at 0x%lx length %lu bytes (pid %ld)\n",
+	       (unsigned long)(uintptr_t)(mem + nr_hot * WORDS_PER_PAGE),
+	       (nr_pages - nr_hot) * PAGE_BYTES, (long)getpid());
 	fflush(stdout);
 
 	start = now_s();
