@@ -31,21 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
+#include "reclaimer.h"
 
 #ifndef BITMAP_PATH
 #define BITMAP_PATH "/sys/kernel/mm/page_idle/bitmap"
@@ -365,25 +356,14 @@ static void pageout_cold_pages(const struct config *cfg)
 
 /* === Statistics === */
 
-static uint64_t timeval_us(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
-
+/* Rewrites the statistics file @path, if any (see stats_open()). */
 static void write_stats(const char *path)
 {
-	char tmp[4096];
-	struct rusage ru;
-	FILE *f;
+	struct stats_file s;
 
-	if (!path)
+	if (!stats_open(&s, path))
 		return;
-	getrusage(RUSAGE_SELF, &ru);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	fprintf(f, "scans %llu\nscan_us %llu\npageout_us %llu\n"
+	fprintf(s.f, "scans %llu\nscan_us %llu\npageout_us %llu\n"
 		"frames %llu\ncold_bytes %llu\ntried_bytes %llu\n"
 		"reclaimed_bytes %llu\nutime_us %llu\nstime_us %llu\n",
 		(unsigned long long)cnt.scans,
@@ -393,10 +373,9 @@ static void write_stats(const char *path)
 		(unsigned long long)(cnt.cold_frames * page_bytes),
 		(unsigned long long)cnt.tried_bytes,
 		(unsigned long long)cnt.reclaimed_bytes,
-		(unsigned long long)timeval_us(ru.ru_utime),
-		(unsigned long long)timeval_us(ru.ru_stime));
-	fclose(f);
-	rename(tmp, path);
+		(unsigned long long)s.utime_us,
+		(unsigned long long)s.stime_us);
+	stats_close(&s);
 }
 
 /* === Main loop === */
@@ -407,18 +386,6 @@ static void usage(void)
 		"usage: kstaled [--min-age-ms MS] [--interval-ms MS] [--cgroup DIR]\n"
 		"               [--pid PID]... [--stats FILE] [--no-pageout] [--once]\n");
 	exit(2);
-}
-
-static uint64_t parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		usage();
-	return v;
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -441,10 +408,10 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			cfg->min_age_ms = parse_u64(optarg);
+			cfg->min_age_ms = parse_u64(optarg, usage);
 			break;
 		case 'i':
-			cfg->interval_ms = parse_u64(optarg);
+			cfg->interval_ms = parse_u64(optarg, usage);
 			break;
 		case 'c':
 			cfg->cgroup = optarg;
@@ -452,7 +419,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		case 'p':
 			if (cfg->nr_pids == MAX_PIDS)
 				usage();
-			cfg->pids[cfg->nr_pids++] = (int)parse_u64(optarg);
+			cfg->pids[cfg->nr_pids++] =
+				(int)parse_u64(optarg, usage);
 			break;
 		case 's':
 			cfg->stats = optarg;

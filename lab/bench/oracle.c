@@ -40,23 +40,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "reclaimer.h"
 #include "swapio.h"
-
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
 
 /* Chunks between two updates of the statistics during a pass. */
 #define STATS_EVERY 32
@@ -118,25 +108,14 @@ static long long pages_swapped_out(void)
 	return out;
 }
 
-static uint64_t timeval_us(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
-
+/* Rewrites the statistics file @path, if any (see stats_open()). */
 static void write_stats(const char *path)
 {
-	char tmp[4096];
-	struct rusage ru;
-	FILE *f;
+	struct stats_file s;
 
-	if (!path)
+	if (!stats_open(&s, path))
 		return;
-	getrusage(RUSAGE_SELF, &ru);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	fprintf(f, "passes %llu\ntried_bytes %llu\nrepass_bytes %llu\n"
+	fprintf(s.f, "passes %llu\ntried_bytes %llu\nrepass_bytes %llu\n"
 		"reclaimed_bytes %llu\nerrors %llu\nutime_us %llu\n"
 		"stime_us %llu\npass1_done %d\npass1_advised_bytes %llu\n"
 		"pass1_pages %llu\npass1_cpu_us %llu\npass1_wall_us %llu\n",
@@ -145,8 +124,8 @@ static void write_stats(const char *path)
 		(unsigned long long)cnt.repass_bytes,
 		(unsigned long long)cnt.reclaimed_bytes,
 		(unsigned long long)cnt.errors,
-		(unsigned long long)timeval_us(ru.ru_utime),
-		(unsigned long long)timeval_us(ru.ru_stime),
+		(unsigned long long)s.utime_us,
+		(unsigned long long)s.stime_us,
 		cnt.pass1_done,
 		(unsigned long long)cnt.pass1_advised_bytes,
 		(unsigned long long)cnt.pass1_pages,
@@ -154,10 +133,9 @@ static void write_stats(const char *path)
 		(unsigned long long)(cnt.pass1_wall_ns / 1000));
 	/* Only of a whole first pass that swapped something out. */
 	if (cnt.pass1_done && cnt.pass1_pages)
-		fprintf(f, "us_per_page %.2f\n",
+		fprintf(s.f, "us_per_page %.2f\n",
 			cnt.pass1_cpu_ns / 1000.0 / cnt.pass1_pages);
-	fclose(f);
-	rename(tmp, path);
+	stats_close(&s);
 }
 
 /*
@@ -249,18 +227,6 @@ static void usage(void)
 	exit(2);
 }
 
-static uint64_t parse_u64(const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		usage();
-	return v;
-}
-
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	static const struct option opts[] = {
@@ -281,22 +247,22 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			cfg->pid = (long)parse_u64(optarg);
+			cfg->pid = (long)parse_u64(optarg, usage);
 			break;
 		case 'a':
-			cfg->addr = parse_u64(optarg);
+			cfg->addr = parse_u64(optarg, usage);
 			break;
 		case 'l':
-			cfg->length = parse_u64(optarg);
+			cfg->length = parse_u64(optarg, usage);
 			break;
 		case 'm':
-			cfg->min_age_ms = parse_u64(optarg);
+			cfg->min_age_ms = parse_u64(optarg, usage);
 			break;
 		case 'i':
-			cfg->interval_ms = parse_u64(optarg);
+			cfg->interval_ms = parse_u64(optarg, usage);
 			break;
 		case 'c':
-			cfg->chunk = parse_u64(optarg) * 1024;
+			cfg->chunk = parse_u64(optarg, usage) * 1024;
 			break;
 		case 's':
 			cfg->stats = optarg;

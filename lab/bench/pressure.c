@@ -31,9 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "reclaimer.h"
 
 #define MIN_STEP_BYTES (128ULL << 10)
 #define MAX_STEP_BYTES (512ULL << 20)
@@ -176,20 +177,14 @@ static uint64_t clamp_step(uint64_t step)
 	return step;
 }
 
+/* Rewrites the statistics file @path, if any (see stats_open()). */
 static void write_stats(const char *path)
 {
-	char tmp[4096];
-	struct rusage ru;
-	FILE *f;
+	struct stats_file s;
 
-	if (!path)
+	if (!stats_open(&s, path))
 		return;
-	getrusage(RUSAGE_SELF, &ru);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	fprintf(f, "intervals %llu\nbackoffs %llu\nrequests %llu\n"
+	fprintf(s.f, "intervals %llu\nbackoffs %llu\nrequests %llu\n"
 		"tried_bytes %llu\nreclaimed_bytes %llu\nreclaim_us %llu\n"
 		"step_bytes %llu\nutime_us %llu\nstime_us %llu\n",
 		(unsigned long long)cnt.intervals,
@@ -199,12 +194,9 @@ static void write_stats(const char *path)
 		(unsigned long long)cnt.reclaimed_bytes,
 		(unsigned long long)cnt.reclaim_us,
 		(unsigned long long)cnt.step_bytes,
-		(unsigned long long)(ru.ru_utime.tv_sec * 1000000ULL +
-				     ru.ru_utime.tv_usec),
-		(unsigned long long)(ru.ru_stime.tv_sec * 1000000ULL +
-				     ru.ru_stime.tv_usec));
-	fclose(f);
-	rename(tmp, path);
+		(unsigned long long)s.utime_us,
+		(unsigned long long)s.stime_us);
+	stats_close(&s);
 }
 
 static void usage(void)
@@ -213,18 +205,6 @@ static void usage(void)
 		"usage: pressure --cgroup DIR [--interval-ms MS] [--budget-ms MS]\n"
 		"                [--psi-permil P] [--refault-pages N] [--stats FILE]\n");
 	exit(2);
-}
-
-static uint64_t parse_u64(const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		usage();
-	return v;
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -250,16 +230,16 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			cfg->cgroup = optarg;
 			break;
 		case 'i':
-			cfg->interval_ms = parse_u64(optarg);
+			cfg->interval_ms = parse_u64(optarg, usage);
 			break;
 		case 'b':
-			cfg->budget_ms = parse_u64(optarg);
+			cfg->budget_ms = parse_u64(optarg, usage);
 			break;
 		case 'p':
-			cfg->psi_permil = parse_u64(optarg);
+			cfg->psi_permil = parse_u64(optarg, usage);
 			break;
 		case 'r':
-			cfg->refault_pages = parse_u64(optarg);
+			cfg->refault_pages = parse_u64(optarg, usage);
 			break;
 		case 's':
 			cfg->stats = optarg;

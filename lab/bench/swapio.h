@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * swapio.h: how many pages the guest has read from and written to swap,
- * for the benchmark's programs (monitor.c, pageoutcost.c).
+ * for the benchmark's programs (monitor.c, oracle.c, pageoutcost.c).
  */
 #ifndef LAB_SWAPIO_H
 #define LAB_SWAPIO_H
