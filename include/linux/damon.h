@@ -345,9 +345,10 @@ enum damon_ops_id {
  * @sz_prepared: Out: bytes of @sz_tried the action could not judge yet
  *		and only prepared for a later pass (pageout makes idle the
  *		pages it has not made idle before, and judges them one
- *		minimum age later).  They cost what preparing costs, so only the time
- *		quota and @max_prepare_sz bound them: they are charged
- *		neither to the size quota nor as tried in the statistics.
+ *		minimum age later).  They cost what preparing costs, so
+ *		only the time quota and @max_prepare_sz bound them: they are
+ *		charged neither to the size quota nor as tried in the
+ *		statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
  *		lower than the region's end only if a limit would otherwise
  *		have been exceeded; the next charge window resumes there.

@@ -316,9 +316,9 @@ static void damos_decay_throughput(struct damos_quota *q)
  * @ns:		Nanoseconds of CPU time spent (damos_action_clock_ns()).
  *
  * For work the scheme needs but that tries no byte (choosing the regions:
- * scores, the histogram, cuts): it counts against the time quota (see damos_time_quota_spent())
- * but not in the throughput the byte budget is bought at, as it does not
- * grow with the bytes acted on.
+ * scores, the histogram, cuts): it counts against the time quota (see
+ * damos_time_quota_spent()) but not in the throughput the byte budget is
+ * bought at, as it does not grow with the bytes acted on.
  *
  * Context: The kdamond thread.
  */

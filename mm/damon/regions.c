@@ -307,8 +307,8 @@ free_pool:
  *		the size of @r.
  *
  * Both parts keep the access counts and age of @r; the sampled page stays
- * with the part that holds it.  If no memory is left
- * for the upper part, @r is left whole.
+ * with the part that holds it.  If no memory is left for the upper part,
+ * @r is left whole.
  *
  * Context: May sleep.  The caller owns @t.
  * Return: true if @r was cut, false if it was left whole.
