@@ -58,6 +58,9 @@ static struct area areas[NR_AREAS];
 static uint64_t *generations;
 static size_t page_size;
 static char *page_template;
+/* Sweeps of the hot area so far, and when the first one started. */
+static unsigned long nr_sweeps;
+static double first_sweep_s;
 
 static void die(const char *what)
 {
@@ -148,6 +151,14 @@ static size_t resident_pages(const struct area *a)
 	return nr;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Sweeps the hot area once, reading a word of every page. */
 static void touch_hot(void)
 {
@@ -155,18 +166,12 @@ static void touch_hot(void)
 	uint64_t sum = 0;
 	size_t i;
 
+	if (!nr_sweeps++)
+		first_sweep_s = now_s();
 	for (i = 0; i < a->nr_pages; i++)
 		sum += *(const uint64_t *)(a->start + i * page_size);
 	/* Make the compiler keep the reads. */
 	asm volatile("" : : "r" (sum) : "memory");
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -323,11 +328,18 @@ static size_t count_in(const uint64_t *pfns, size_t nr, uint64_t start,
 /*
  * A region is "hot" when at least half of its pages are pages of the hot
  * area, "cold" when at least half are of the cold area and none is hot.
+ * A region's accesses are sampled at one page per aggregation window, so a
+ * hot region shows accesses in a window with the odds of drawing one of its
+ * hot pages: hot_share is the mean share of hot pages in the hot regions,
+ * in percent, and hot_accessed out of hot_records should come near it.
+ * sweep_ms is the mean time between two sweeps of the hot area: a hot page
+ * goes that long unaccessed, and a window shorter than that can miss it.
  */
 static void cmd_trace(const char *path)
 {
 	size_t nr_hot_pfns, nr_cold_pfns;
 	size_t hot = 0, hot_accessed = 0, cold = 0, cold_accessed = 0;
+	double hot_share = 0, sweep_ms = 0;
 	uint64_t *hot_pfns, *cold_pfns;
 	char line[512];
 	FILE *f;
@@ -358,14 +370,20 @@ static void cmd_trace(const char *path)
 		if (nr_hot && nr_hot * 2 >= nr_pages) {
 			hot++;
 			hot_accessed += nr_accesses > 0;
+			hot_share += (double)nr_hot / nr_pages;
 		} else if (!nr_hot && nr_cold && nr_cold * 2 >= nr_pages) {
 			cold++;
 			cold_accessed += nr_accesses > 0;
 		}
 	}
 	fclose(f);
+	if (hot)
+		hot_share = hot_share * 100 / hot;
+	if (nr_sweeps > 1)
+		sweep_ms = (now_s() - first_sweep_s) * 1000 / (nr_sweeps - 1);
 	printf("trace hot_pfns=%zu cold_pfns=%zu", nr_hot_pfns, nr_cold_pfns);
 	printf(" hot_records=%zu hot_accessed=%zu", hot, hot_accessed);
+	printf(" hot_share=%.0f sweep_ms=%.0f", hot_share, sweep_ms);
 	printf(" cold_records=%zu cold_accessed=%zu\n", cold, cold_accessed);
 	free(hot_pfns);
 	free(cold_pfns);
