@@ -570,6 +570,18 @@ def equal_cpu(hc, quota):
                            ratio(so, sf)))
         # Of two as close, the first in the order of the table.
         v, co, ro, so = min(rows, key=lambda r: abs(r[1] - cf))
+        at = interpolate_at_cpu(rows, cf)
+        if at:
+            (lo, hi, rat) = at
+            out.append('- Equal CPU: upstream + fix\'s %.1f%% lies between '
+                       '%s (%.1f%%) and %s (%.1f%%); their reclaimed bytes '
+                       'interpolated linearly to it: %.0f MiB; at least '
+                       '1.5x upstream + fix\'s: %s: %s.' % (
+                           cf, plot_label(lo[0], quota), lo[1],
+                           plot_label(hi[0], quota), hi[1], rat / MIB,
+                           ratio(rat, rf),
+                           'met' if rat >= 1.5 * rf else 'NOT met'))
+            continue
         far = ''
         if cf and abs(co - cf) / cf > TCG_NOISE:
             far = ', more than %.0f%% apart: not at equal CPU, an ' \
@@ -580,6 +592,23 @@ def equal_cpu(hc, quota):
                        plot_label(v, quota), co, cf, far, ratio(ro, rf),
                        'met' if ro and ro >= 1.5 * rf else 'NOT met'))
     return out
+
+
+def interpolate_at_cpu(rows, cpu):
+    """Of @rows (variant, CPU %, reclaimed bytes, swap-ins), the closest
+    below @cpu and the closest above it, and their reclaimed bytes
+    interpolated linearly to @cpu; None unless two rows bracket it."""
+    known = [r for r in rows if r[2] is not None]
+    below = [r for r in known if r[1] <= cpu]
+    above = [r for r in known if r[1] > cpu]
+    if not below or not above:
+        return None
+    lo = max(below, key=lambda r: r[1])
+    hi = min(above, key=lambda r: r[1])
+    if lo[1] == cpu:
+        return (lo, hi, lo[2])
+    f = (cpu - lo[1]) / (hi[1] - lo[1])
+    return (lo, hi, lo[2] + f * (hi[2] - lo[2]))
 
 
 def against_floor(hc, quota):
