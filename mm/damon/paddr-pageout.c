@@ -159,9 +159,11 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
  * touched it in between (as does one never made idle, which
  * damon_paddr_pageout_pfn() reports as only prepared).  The engine restarts
  * the region's age after the pass, so the later pass comes the scheme's
- * minimum age later.  The TLB entries of a young folio are
- * flushed before it stays on its LRU, so that a later access shows, and the
- * folio keeps the access visible to reclaim through its young flag.
+ * minimum age later.  The TLB entries of a young folio are flushed
+ * along with the batch it would have joined (see damon_paddr_pageout_flush())
+ * or at the end of the pass, so that a later access shows: one flush per
+ * address space and batch, however many young folios it holds.  The folio
+ * keeps the access visible to reclaim through its young flag.
  *
  * A folio that may go is isolated from its LRU and joins the batch to
  * reclaim.
@@ -170,10 +172,8 @@ static void damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
 					struct folio *folio)
 {
 	if (damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-					     &po->flushes) != DAMON_PADDR_IDLE) {
-		damon_paddr_flush_batch(&po->flushes);
+					     &po->flushes) != DAMON_PADDR_IDLE)
 		return;
-	}
 	if (!folio_isolate_lru(folio))
 		return;
 	list_add_tail(&folio->lru, &po->folios);
@@ -268,6 +268,8 @@ static bool damon_paddr_pageout_reclaim_batch(struct damon_paddr_pageout *po)
 		damon_paddr_pageout_flush(po);
 		return false;
 	}
+	/* A cost per batch, not per folio: out of what sizes the next one. */
+	damon_paddr_flush_batch(&po->flushes);
 	start_ns = damos_action_clock_ns();
 	damon_paddr_pageout_flush(po);
 	now_ns = damos_action_clock_ns();
