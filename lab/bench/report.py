@@ -568,8 +568,6 @@ def equal_cpu(hc, quota):
                            ratio(ro, rf),
                            '-' if so is None else '%.0f' % so,
                            ratio(so, sf)))
-        # Of two as close, the first in the order of the table.
-        v, co, ro, so = min(rows, key=lambda r: abs(r[1] - cf))
         at = interpolate_at_cpu(rows, cf)
         if at:
             (lo, hi, rat) = at
@@ -582,6 +580,8 @@ def equal_cpu(hc, quota):
                            ratio(rat, rf),
                            'met' if rat >= 1.5 * rf else 'NOT met'))
             continue
+        # Of two as close, the first in the order of the table.
+        v, co, ro, so = min(rows, key=lambda r: abs(r[1] - cf))
         far = ''
         if cf and abs(co - cf) / cf > TCG_NOISE:
             far = ', more than %.0f%% apart: not at equal CPU, an ' \

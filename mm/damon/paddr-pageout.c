@@ -268,7 +268,10 @@ static bool damon_paddr_pageout_reclaim_batch(struct damon_paddr_pageout *po)
 		damon_paddr_pageout_flush(po);
 		return false;
 	}
-	/* A cost per batch, not per folio: out of what sizes the next one. */
+	/*
+	 * The kept folios' flush costs per batch, not per folio: it stays out
+	 * of the time that sizes the next batch.
+	 */
 	damon_paddr_flush_batch(&po->flushes);
 	start_ns = damos_action_clock_ns();
 	damon_paddr_pageout_flush(po);
