@@ -173,31 +173,13 @@ static bool damon_paddr_clear_young_one(struct folio *folio,
 	return true;
 }
 
-/**
- * damon_paddr_folio_test_and_reset() - Tests whether a folio was accessed
- * since it was last made idle, and makes it idle again.
- * @folio:	The folio.
- * @flush:	Which of its mappings to flush from the TLBs.
- * @batch:	Where to note the address spaces to flush at the end of the
- *		pass, or NULL to flush at once.
- *
- * Clears the Accessed bits of all mappings of @folio and sets its idle
- * flag.  A young mapping is handed over to the folio's young flag, so that
- * reclaim still counts the reference DAMON consumed.  An unmapped folio
- * (page cache, swap cache) only has its idle flag, which
- * folio_mark_accessed() clears on each access; PG_referenced and the LRU
- * position are reclaim's and are left alone.  A folio never made idle
- * counts as accessed.
- *
- * Context: Process context; takes only try-locks.  The caller holds a
- * reference on @folio.
- * Return: %DAMON_PADDR_UNKNOWN if a lock the reverse map needs was busy
- * (then nothing changed), else %DAMON_PADDR_ACCESSED or %DAMON_PADDR_IDLE.
+/*
+ * Tests and resets @folio for damon_paddr_folio_test_and_reset() or, if
+ * @claim, for damon_paddr_folio_claim_access().
  */
-enum damon_paddr_access
-damon_paddr_folio_test_and_reset(struct folio *folio,
-				 enum damon_paddr_flush flush,
-				 struct damon_paddr_flush_batch *batch)
+static enum damon_paddr_access
+damon_paddr_folio_reset(struct folio *folio, enum damon_paddr_flush flush,
+			struct damon_paddr_flush_batch *batch, bool claim)
 {
 	struct damon_paddr_rmap_arg arg = {
 		.flush = flush,
@@ -225,10 +207,70 @@ damon_paddr_folio_test_and_reset(struct folio *folio,
 			folio_unlock(folio);
 		if (rwc.contended)
 			return DAMON_PADDR_UNKNOWN;
-		if (arg.young)
+		if (arg.young && !claim)
 			folio_set_young(folio);
 	}
 	accessed = arg.young || !folio_test_idle(folio);
+	if (claim && folio_test_clear_young(folio))
+		accessed = true;
 	folio_set_idle(folio);
 	return accessed ? DAMON_PADDR_ACCESSED : DAMON_PADDR_IDLE;
+}
+
+/**
+ * damon_paddr_folio_test_and_reset() - Tests whether a folio was accessed
+ * since it was last made idle, and makes it idle again.
+ * @folio:	The folio.
+ * @flush:	Which of its mappings to flush from the TLBs.
+ * @batch:	Where to note the address spaces to flush at the end of the
+ *		pass, or NULL to flush at once.
+ *
+ * Clears the Accessed bits of all mappings of @folio and sets its idle
+ * flag.  A young mapping is handed over to the folio's young flag, so that
+ * reclaim still counts the reference DAMON consumed.  An unmapped folio
+ * (page cache, swap cache) only has its idle flag, which
+ * folio_mark_accessed() clears on each access; PG_referenced and the LRU
+ * position are reclaim's and are left alone.  A folio never made idle
+ * counts as accessed.
+ *
+ * Context: Process context; takes only try-locks.  The caller holds a
+ * reference on @folio.
+ * Return: %DAMON_PADDR_UNKNOWN if a lock the reverse map needs was busy
+ * (then nothing changed), else %DAMON_PADDR_ACCESSED or %DAMON_PADDR_IDLE.
+ */
+enum damon_paddr_access
+damon_paddr_folio_test_and_reset(struct folio *folio,
+				 enum damon_paddr_flush flush,
+				 struct damon_paddr_flush_batch *batch)
+{
+	return damon_paddr_folio_reset(folio, flush, batch, false);
+}
+
+/**
+ * damon_paddr_folio_claim_access() - Tests whether a folio was accessed
+ * since its last claim, and makes it idle again.
+ * @folio:	The folio.
+ * @flush:	Which of its mappings to flush from the TLBs.
+ * @batch:	Where to note the address spaces to flush at the end of the
+ *		pass, or NULL to flush at once.
+ *
+ * Like damon_paddr_folio_test_and_reset(), but the folio's young flag
+ * counts as an access and is cleared, and a young mapping is not handed
+ * over to it.  So the answer covers all accesses since the last claim,
+ * wherever they were seen first: in the young flag, where the sampling
+ * checks leave the ones they consume, or in the idle flag, which reclaim
+ * clears when it finds a reference.  Reclaim then sees none of the
+ * references consumed here.
+ *
+ * Context: Process context; takes only try-locks.  The caller holds a
+ * reference on @folio.
+ * Return: %DAMON_PADDR_UNKNOWN if a lock the reverse map needs was busy
+ * (then nothing changed), else %DAMON_PADDR_ACCESSED or %DAMON_PADDR_IDLE.
+ */
+enum damon_paddr_access
+damon_paddr_folio_claim_access(struct folio *folio,
+			       enum damon_paddr_flush flush,
+			       struct damon_paddr_flush_batch *batch)
+{
+	return damon_paddr_folio_reset(folio, flush, batch, true);
 }

@@ -152,18 +152,23 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 
 /*
  * Whether @folio, reclaimable and past the scheme's filters, may be paged
- * out: it was not accessed since it was last made idle.  A region is judged
+ * out: nothing used it since a pass last made it idle.  A region is judged
  * cold from a few sampled pages; a hot page among cold ones would be paged
  * out and read back at once.  So every folio gets a second chance: one
- * found young is made idle and kept, and goes on a later pass if nothing
- * touched it in between (as does one never made idle, which
+ * found accessed is made idle and kept, and goes on a later pass if
+ * nothing touched it in between (as does one never made idle, which
  * damon_paddr_pageout_pfn() reports as only prepared).  The engine restarts
  * the region's age after the pass, so the later pass comes the scheme's
- * minimum age later.  The TLB entries of a young folio are flushed
- * along with the batch it would have joined (see damon_paddr_pageout_flush())
- * or at the end of the pass, so that a later access shows: one flush per
- * address space and batch, however many young folios it holds.  The folio
- * keeps the access visible to reclaim through its young flag.
+ * minimum age later.
+ *
+ * The sampling checks make their pages idle too.  A folio used, then drawn
+ * as a sampled page, would look idle from the draw on: so what the checks
+ * saw counts as well (see damon_paddr_folio_claim_access()).
+ *
+ * The TLB entries of a young folio are flushed along with the batch it
+ * would have joined (see damon_paddr_pageout_flush()) or at the end of the
+ * pass, so that a later access shows: one flush per address space and
+ * batch, however many young folios it holds.
  *
  * A folio that may go is isolated from its LRU and joins the batch to
  * reclaim.
@@ -171,8 +176,8 @@ static void damon_paddr_pageout_flush(struct damon_paddr_pageout *po)
 static void damon_paddr_pageout_isolate(struct damon_paddr_pageout *po,
 					struct folio *folio)
 {
-	if (damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-					     &po->flushes) != DAMON_PADDR_IDLE)
+	if (damon_paddr_folio_claim_access(folio, DAMON_PADDR_FLUSH_YOUNG,
+					   &po->flushes) != DAMON_PADDR_IDLE)
 		return;
 	if (!folio_isolate_lru(folio))
 		return;
@@ -224,8 +229,8 @@ static unsigned long damon_paddr_pageout_pfn(struct damon_paddr_pageout *po,
 	if (unprepared) {
 		/* Whether it is in use cannot be told yet: for a later pass. */
 		po->nr_prepared += nr_pages;
-		damon_paddr_folio_test_and_reset(folio, DAMON_PADDR_FLUSH_YOUNG,
-						 &po->flushes);
+		damon_paddr_folio_claim_access(folio, DAMON_PADDR_FLUSH_YOUNG,
+					       &po->flushes);
 		goto out;
 	}
 	damon_paddr_pageout_isolate(po, folio);

@@ -66,6 +66,10 @@ enum damon_paddr_access
 damon_paddr_folio_test_and_reset(struct folio *folio,
 				 enum damon_paddr_flush flush,
 				 struct damon_paddr_flush_batch *batch);
+enum damon_paddr_access
+damon_paddr_folio_claim_access(struct folio *folio,
+			       enum damon_paddr_flush flush,
+			       struct damon_paddr_flush_batch *batch);
 void damon_paddr_flush_batch(struct damon_paddr_flush_batch *batch);
 
 /* === paddr.c === */

@@ -607,13 +607,16 @@ static void damon_paddr_test_pretend_swap(long nr)
 #endif
 }
 
-/* Whether the mapping of @addr in the test's address space is dirty. */
-static bool damon_paddr_test_pte_dirty(struct kunit *test, unsigned long addr)
+/*
+ * The PTE of @addr in the test's address space; made young first if
+ * @mkyoung, as the MMU does when it walks to the page for an access.
+ */
+static pte_t damon_paddr_test_pte(struct kunit *test, unsigned long addr,
+				  bool mkyoung)
 {
 	struct mm_struct *mm = current->mm;
 	spinlock_t *ptl;	/* the page table lock of @addr */
-	pte_t *ptep;
-	bool dirty;
+	pte_t *ptep, pte;
 
 	mmap_read_lock(mm);
 	ptep = get_locked_pte(mm, addr, &ptl);
@@ -621,11 +624,22 @@ static bool damon_paddr_test_pte_dirty(struct kunit *test, unsigned long addr)
 		mmap_read_unlock(mm);
 		KUNIT_FAIL_AND_ABORT(test, "no page table for %lx", addr);
 	}
-	KUNIT_EXPECT_TRUE(test, pte_present(ptep_get(ptep)));
-	dirty = pte_dirty(ptep_get(ptep));
+	pte = ptep_get(ptep);
+	KUNIT_EXPECT_TRUE(test, pte_present(pte));
+	if (mkyoung) {
+		pte = pte_mkyoung(pte);
+		/* x86 writes the entry only when asked to, as for a write. */
+		ptep_set_access_flags(find_vma(mm, addr), addr, ptep, pte, 1);
+	}
 	pte_unmap_unlock(ptep, ptl);
 	mmap_read_unlock(mm);
-	return dirty;
+	return pte;
+}
+
+/* Whether the mapping of @addr in the test's address space is dirty. */
+static bool damon_paddr_test_pte_dirty(struct kunit *test, unsigned long addr)
+{
+	return pte_dirty(damon_paddr_test_pte(test, addr, false));
 }
 
 /*
@@ -720,6 +734,75 @@ static void damon_paddr_test_pageout_without_swap(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, damon_paddr_test_pte_dirty(test, addr));
 
 	damon_destroy_ctx(ctx);
+	folio_put(folio);
+}
+
+/* Pageout's look at @folio, outside any pass. */
+static enum damon_paddr_access damon_paddr_test_claim(struct folio *folio)
+{
+	return damon_paddr_folio_claim_access(folio, DAMON_PADDR_FLUSH_NONE,
+					      NULL);
+}
+
+/*
+ * Pageout's look at a folio counts every use since its last look: a young
+ * mapping, the young flag a sampling check left after it consumed one,
+ * and the idle flag cleared (reclaim found a reference, or a system call
+ * used it).  It clears the young flag, and hands nothing over to it, so
+ * that each use counts for one look only.
+ */
+static void damon_paddr_test_claim_access(struct kunit *test)
+{
+	static const char data[] = "used, then sampled";
+	struct damon_paddr_flush_batch flushes = {};
+	struct folio *folio;
+	unsigned long addr, pfn;
+
+	folio = damon_paddr_test_anon_folio(test, data, sizeof(data), &addr);
+	pfn = folio_pfn(folio);
+	folio_test_clear_young(folio);
+
+	/* Written, then sampled: the check consumes the Accessed bit. */
+	damon_paddr_test_pte(test, addr, true);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_TRUE(test, folio_test_young(folio));
+	KUNIT_EXPECT_FALSE(test,
+			   pte_young(damon_paddr_test_pte(test, addr, false)));
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_FALSE(test, folio_test_young(folio));
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio), DAMON_PADDR_IDLE);
+
+	/* Used again: found young by pageout itself, nothing handed over. */
+	damon_paddr_test_pte(test, addr, true);
+	KUNIT_EXPECT_EQ(test,
+			damon_paddr_folio_claim_access(folio,
+						       DAMON_PADDR_FLUSH_YOUNG,
+						       &flushes),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_EQ(test, flushes.nr, 1U);
+	damon_paddr_flush_batch(&flushes);
+	KUNIT_EXPECT_FALSE(test, folio_test_young(folio));
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio), DAMON_PADDR_IDLE);
+
+	/* A sampling check that found nothing leaves nothing to claim. */
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn), DAMON_PADDR_IDLE);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio), DAMON_PADDR_IDLE);
+
+	/* A reference reclaim found, or a use through a system call. */
+	folio_clear_idle(folio);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_claim(folio), DAMON_PADDR_IDLE);
+
+	/* The sampling checks still see only what came after their own. */
+	damon_paddr_test_pte(test, addr, true);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn),
+			DAMON_PADDR_ACCESSED);
+	KUNIT_EXPECT_EQ(test, damon_paddr_test_access(pfn), DAMON_PADDR_IDLE);
+	KUNIT_EXPECT_TRUE(test, folio_test_young(folio));
+
 	folio_put(folio);
 }
 
@@ -1010,6 +1093,7 @@ static struct kunit_case damon_paddr_test_cases[] = {
 	KUNIT_CASE(damon_paddr_test_quiet_samples),
 	KUNIT_CASE(damon_paddr_test_light_stride),
 	KUNIT_CASE(damon_paddr_test_pageout_without_swap),
+	KUNIT_CASE(damon_paddr_test_claim_access),
 	KUNIT_CASE(damon_paddr_test_put_off_flush),
 	KUNIT_CASE(damon_paddr_test_stat_cold),
 	KUNIT_CASE(damon_paddr_test_filtered_scores_zero),
