@@ -13,14 +13,16 @@
 #   guest.sh KEY=VALUE...   keys: variant workload bin wss_mib hot_pct
 #                           seconds min_age_us quota_ms kst_interval_ms
 #                           nomatch (1: the reclaimer must match nothing)
+#                           pin_exec (on: lab/bench/pinexec.c locks the
+#                           executables and libraries in memory)
 set -uo pipefail
 
 variant= workload=hotcold bin= wss_mib=1024 hot_pct=25 seconds=60
-min_age_us=5000000 quota_ms=50 kst_interval_ms=1000 nomatch=0
+min_age_us=5000000 quota_ms=50 kst_interval_ms=1000 nomatch=0 pin_exec=off
 for kv in "$@"; do
 	case $kv in
 	variant=* | workload=* | bin=* | wss_mib=* | hot_pct=* | seconds=* | \
-		min_age_us=* | quota_ms=* | kst_interval_ms=* | nomatch=*)
+		min_age_us=* | quota_ms=* | kst_interval_ms=* | nomatch=* | pin_exec=*)
 		declare "$kv" ;;
 	*) echo "guest.sh: unknown argument '$kv'" >&2; exit 2 ;;
 	esac
@@ -216,6 +218,33 @@ start_monitor() {
 	MON=$!
 }
 
+# Locks the executables and libraries every variant runs (the workloads',
+# and whatever is mapped executable, rescanned every 2 s), before any
+# reclaimer starts: see lab/bench/pinexec.c for why.
+start_pinexec() {
+	PIN=
+	[[ $pin_exec == on ]] || return 0
+	local f files=("$bin/hotcold" "$bin/monitor" "$bin/kvload")
+	for f in redis-server redis-cli redis-benchmark; do
+		f=$(command -v "$f") && files+=("$f")
+	done
+	"$bin/pinexec" "${files[@]}" > "$out/pinexec.log" 2>&1 &
+	PIN=$!
+	# Its first scan, before the reclaimer can see the page cache.
+	for f in $(seq 50); do
+		[[ -s $out/pinexec.log ]] && break
+		sleep 0.1
+	done
+	result pinexec "$(tail -1 "$out/pinexec.log")"
+}
+
+stop_pinexec() {
+	[[ -n $PIN ]] || return 0
+	kill -TERM "$PIN" 2>/dev/null
+	wait "$PIN" 2>/dev/null
+	result pinexec_last "$(tail -1 "$out/pinexec.log")"
+}
+
 next_phase() { kill -USR1 "$MON" 2>/dev/null; }
 
 # Runs its arguments in the benchmark cgroup.
@@ -300,6 +329,8 @@ main() {
 	result kernel "$(uname -r)"
 	setup_cgroup || { say "no cgroup v2 memory controller"; exit 1; }
 	record_env
+	result pin_exec "$pin_exec"
+	start_pinexec
 	start_reclaimer || { result error "reclaimer did not start"; exit 1; }
 	start_monitor
 	say "variant $variant, workload $workload ($wss_mib MiB, $hot_pct% hot, ${seconds}s)"
@@ -311,6 +342,7 @@ main() {
 	stop_reclaimer
 	kill -TERM "$MON"
 	wait "$MON"
+	stop_pinexec
 	say "done: $(tr '\n' ' ' < "$out/result.txt")"
 }
 
