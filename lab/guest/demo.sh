@@ -77,8 +77,8 @@ wl_lines=0
 # Cold memory turns cold when the fill ends; from then on, track how much
 # of it left RAM (RSS above the hot part) and when 80% had gone.
 filled_us= cold_out_max=0 t80=
-# Major faults of the workload before it verifies its data (it says):
-# hot pages read back from swap.
+# Major faults the workload took reading its hot part (it says): hot
+# pages read back from swap.
 hot_majflt=
 
 # Prints the workload's new output lines; sets filled_us at "filled".
