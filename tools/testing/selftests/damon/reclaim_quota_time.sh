@@ -14,7 +14,8 @@ QUOTA_MS=10
 MEASURE_S=8
 # Acting beyond monitoring, in percent of a CPU.  The quota is 1%; a window
 # that runs over (a batch of pages is not cut short) is paid back by the
-# next ones, and monitoring itself varies from one measurement to the next.
+# next ones.  Monitoring itself varies from one measurement to the next (by
+# up to a third under TCG), so half of what it cost is allowed on top.
 MAX_ACT_PERCENT=4
 # Without a time quota, acting must cost at least this much.
 MIN_UNBOUND_PERCENT=12
@@ -58,9 +59,10 @@ log "kdamond: $used ticks ($(percent "$used")%)," \
 	fail "the quota ran out in only $exceeds windows: nothing to measure"
 ((swapped < COLD_MIB * 1024 / 2)) ||
 	fail "half the cold file went out in $MEASURE_S s: the quota did not bind"
-((act * 100 <= MAX_ACT_PERCENT * hz * MEASURE_S)) ||
+max_act=$((MAX_ACT_PERCENT * hz * MEASURE_S / 100 + mon / 2))
+((act <= max_act)) ||
 	fail "acting used $(percent "$act")% of a CPU under quota_ms $QUOTA_MS" \
-		"(at most $MAX_ACT_PERCENT%)"
+		"(at most $(percent "$max_act")%)"
 
 log "the same without a time quota"
 wr quota_ms 0 || fail "quota_ms 0 refused: $WERR"
