@@ -17,6 +17,7 @@
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
+#include <linux/smp.h>
 #include <asm/tlbflush.h>
 
 #include "../internal.h"	/* mm/internal.h: buddy_order_unsafe() */
@@ -113,9 +114,54 @@ static bool damon_paddr_defer_flush(struct damon_paddr_flush_batch *batch,
 	return true;
 }
 
+#ifdef CONFIG_X86
+static void damon_paddr_flush_local(void *unused)
+{
+	flush_tlb_local();
+}
+
+/*
+ * These flushes change no mapping: they only drop cached translations so
+ * that later accesses set Accessed bits again, and nothing depends on when
+ * they finish.  x86's flush_tlb_mm() waits until every CPU running the
+ * address space has taken its IPI: a millisecond and more each window in
+ * an emulated guest.  Instead, every CPU that ran one of the batch's
+ * address spaces gets one IPI, not waited for, and flushes its current
+ * context.  A CPU that has switched to another address space since flushes
+ * that one; entries it still holds for the batch's (under another PCID)
+ * last until their address space's next flush.
+ */
+static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
+{
+	cpumask_var_t cpus;
+	unsigned int i;
+
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL | __GFP_NOWARN)) {
+		for (i = 0; i < batch->nr; i++)
+			flush_tlb_mm(batch->mms[i]);
+		return;
+	}
+	for (i = 0; i < batch->nr; i++)
+		cpumask_or(cpus, cpus, mm_cpumask(batch->mms[i]));
+	on_each_cpu_mask(cpus, damon_paddr_flush_local, NULL, false);
+	free_cpumask_var(cpus);
+}
+#else
+static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
+{
+	unsigned int i;
+
+	for (i = 0; i < batch->nr; i++)
+		flush_tlb_mm(batch->mms[i]);
+}
+#endif
+
 /**
  * damon_paddr_flush_batch() - Flushes the address spaces a pass noted.
  * @batch:	The batch; it is empty afterwards.
+ *
+ * Where it can, returns without waiting for the other CPUs to flush: the
+ * flushes only make later accesses visible (see &enum damon_paddr_flush).
  *
  * Context: Process context, interrupts enabled (flushes send IPIs).
  */
@@ -123,10 +169,11 @@ void damon_paddr_flush_batch(struct damon_paddr_flush_batch *batch)
 {
 	unsigned int i;
 
-	for (i = 0; i < batch->nr; i++) {
-		flush_tlb_mm(batch->mms[i]);
+	if (!batch->nr)
+		return;
+	damon_paddr_flush_mms(batch);
+	for (i = 0; i < batch->nr; i++)
 		mmdrop(batch->mms[i]);
-	}
 	batch->nr = 0;
 }
 
