@@ -251,8 +251,10 @@ def run_metrics(run_dir, wss_mib=None, hot_pct=None):
     m['refaults'] = delta(start, end, 'refaults')
     # Each interrupts the workload; older timelines lack the column.
     m['tlb'] = delta(start, end, 'tlb_shootdowns')
-    if m['tlb'] is not None and m['pswpout_bytes']:
-        m['tlb_per_mib'] = m['tlb'] / (m['pswpout_bytes'] / MIB)
+    m['cal'] = delta(start, end, 'call_ipis')
+    for key in ('tlb', 'cal'):
+        if m[key] is not None and m['pswpout_bytes']:
+            m[key + '_per_mib'] = m[key] / (m['pswpout_bytes'] / MIB)
     # A user-space reclaimer writes its counters after its first pass.
     for key, name in (('reclaimed_bytes', 'reclaimed'),
                       ('tried_bytes', 'tried')):
@@ -413,6 +415,8 @@ METRICS = [
     ('t95_s', '95% of cold out after s', 1, 0, False),
     ('tlb', 'TLB shootdowns', 1, 0, False),
     ('tlb_per_mib', 'TLB shootdowns per MiB out', 1, 1, False),
+    ('cal', 'call IPIs', 1, 0, False),
+    ('cal_per_mib', 'call IPIs per MiB out', 1, 1, False),
 ]
 
 
@@ -895,7 +899,7 @@ def write_csv(out, data, scaling):
     keys = ['throughput', 'avg_used', 'final_used', 'zram_pool', 'cpu_pct',
             'cpu_s', 'majflt', 'pswpin', 'reclaimed', 'tried', 'ratio',
             'per_cpu_s', 'pswpout_bytes', 'cold_out_pct', 't95_s',
-            'tlb', 'tlb_per_mib', 'monitored_bytes',
+            'tlb', 'tlb_per_mib', 'cal', 'cal_per_mib', 'monitored_bytes',
             'throughput_rel', 'saving_avg', 'floor_us_per_page']
     with open(os.path.join(out, 'runs.csv'), 'w', newline='') as f:
         w = csv.writer(f)
