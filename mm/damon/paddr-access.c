@@ -117,7 +117,7 @@ static bool damon_paddr_defer_flush(struct damon_paddr_flush_batch *batch,
 #ifdef CONFIG_X86
 static void damon_paddr_flush_local(void *unused)
 {
-	flush_tlb_local();
+	__flush_tlb_all();
 }
 
 /*
@@ -126,17 +126,17 @@ static void damon_paddr_flush_local(void *unused)
  * they finish.  x86's flush_tlb_mm() waits until every CPU running the
  * address space has taken its IPI: a millisecond and more each window in
  * an emulated guest.  Instead, every CPU that ran one of the batch's
- * address spaces gets one IPI, not waited for, and flushes its current
- * context.  A CPU that has switched to another address space since flushes
- * that one; entries it still holds for the batch's (under another PCID)
- * last until their address space's next flush.
+ * address spaces gets one IPI, not waited for, and flushes its whole TLB:
+ * also the entries kept under other PCIDs, as the CPU may have switched
+ * to another address space since.  The mask is allocated without
+ * sleeping, so that callers keep the context flush_tlb_mm() needs.
  */
 static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
 {
 	cpumask_var_t cpus;
 	unsigned int i;
 
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL | __GFP_NOWARN)) {
+	if (!zalloc_cpumask_var(&cpus, GFP_NOWAIT | __GFP_NOWARN)) {
 		for (i = 0; i < batch->nr; i++)
 			flush_tlb_mm(batch->mms[i]);
 		return;
