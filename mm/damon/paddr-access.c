@@ -130,29 +130,25 @@ static void damon_paddr_flush_local(void *unused)
  * also the entries kept under other PCIDs, as the CPU may have switched
  * to another address space since.  The mask is allocated without
  * sleeping, so that callers keep the context flush_tlb_mm() needs.
+ * Returns false, having flushed nothing, if it could not be allocated.
  */
-static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
+static bool damon_paddr_flush_nowait(struct damon_paddr_flush_batch *batch)
 {
 	cpumask_var_t cpus;
 	unsigned int i;
 
-	if (!zalloc_cpumask_var(&cpus, GFP_NOWAIT | __GFP_NOWARN)) {
-		for (i = 0; i < batch->nr; i++)
-			flush_tlb_mm(batch->mms[i]);
-		return;
-	}
+	if (!zalloc_cpumask_var(&cpus, GFP_NOWAIT | __GFP_NOWARN))
+		return false;
 	for (i = 0; i < batch->nr; i++)
 		cpumask_or(cpus, cpus, mm_cpumask(batch->mms[i]));
 	on_each_cpu_mask(cpus, damon_paddr_flush_local, NULL, false);
 	free_cpumask_var(cpus);
+	return true;
 }
 #else
-static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
+static bool damon_paddr_flush_nowait(struct damon_paddr_flush_batch *batch)
 {
-	unsigned int i;
-
-	for (i = 0; i < batch->nr; i++)
-		flush_tlb_mm(batch->mms[i]);
+	return false;
 }
 #endif
 
@@ -167,13 +163,17 @@ static void damon_paddr_flush_mms(struct damon_paddr_flush_batch *batch)
  */
 void damon_paddr_flush_batch(struct damon_paddr_flush_batch *batch)
 {
+	bool flushed;
 	unsigned int i;
 
 	if (!batch->nr)
 		return;
-	damon_paddr_flush_mms(batch);
-	for (i = 0; i < batch->nr; i++)
+	flushed = damon_paddr_flush_nowait(batch);
+	for (i = 0; i < batch->nr; i++) {
+		if (!flushed)
+			flush_tlb_mm(batch->mms[i]);
 		mmdrop(batch->mms[i]);
+	}
 	batch->nr = 0;
 }
 
