@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * oracle: the perfect reclaimer of the hotcold workload, for the benchmark's
- * "floor" variant.  It does not look for cold memory: it is told where it is.
+ * "floor" variant.  It does not look for cold memory: it is told where it is
+ * (with redis, the whole heap of redis-server, once: see --once).
  *
  *   oracle --pid PID --addr ADDR --length BYTES [--min-age-ms MS]
- *          [--interval-ms MS] [--chunk-kib KIB] [--stats FILE]
+ *          [--interval-ms MS] [--once] [--chunk-kib KIB] [--stats FILE]
  *
  * lab/bench/guest.sh starts it when hotcold prints where its cold part is
  * (right after the fill).  It waits --min-age-ms (default 5000), the age
@@ -21,7 +22,9 @@
  *
  * It then repeats the pass every --interval-ms (default 1000; later passes
  * find little or nothing to do) until SIGUSR1 (the measured phase is over:
- * no more passes, wait for SIGTERM) or SIGTERM (exit).
+ * no more passes, wait for SIGTERM) or SIGTERM (exit).  With --once there
+ * is no later pass: for a range that holds hot memory too (redis-server's
+ * heap), which later passes would page out again and again.
  *
  * --stats gets "key value" lines, in the format of kstaled.c and pressure.c
  * (tried_bytes, reclaimed_bytes, utime_us, stime_us: what monitor.c and
@@ -58,6 +61,7 @@ struct config {
 	uint64_t min_age_ms;
 	uint64_t interval_ms;
 	uint64_t chunk;
+	bool once;
 	const char *stats;
 };
 
@@ -223,7 +227,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: oracle --pid PID --addr ADDR --length BYTES [--min-age-ms MS]\n"
-		"              [--interval-ms MS] [--chunk-kib KIB] [--stats FILE]\n");
+		"              [--interval-ms MS] [--once] [--chunk-kib KIB]\n"
+		"              [--stats FILE]\n");
 	exit(2);
 }
 
@@ -235,6 +240,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{ "length", required_argument, NULL, 'l' },
 		{ "min-age-ms", required_argument, NULL, 'm' },
 		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "once", no_argument, NULL, 'o' },
 		{ "chunk-kib", required_argument, NULL, 'c' },
 		{ "stats", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
@@ -260,6 +266,9 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			break;
 		case 'i':
 			cfg->interval_ms = parse_u64(optarg, usage);
+			break;
+		case 'o':
+			cfg->once = true;
 			break;
 		case 'c':
 			cfg->chunk = parse_u64(optarg, usage) * 1024;
@@ -318,6 +327,8 @@ int main(int argc, char **argv)
 				printf("nothing swapped out (no swap?)\n");
 			fflush(stdout);
 		}
+		if (cfg.once)
+			break;
 	}
 	write_stats(cfg.stats);
 	printf("oracle: %llu passes; advised %llu MiB in the first, %llu MiB "

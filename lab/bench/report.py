@@ -41,7 +41,7 @@ VARIANT_LABEL = {
     'pressure': 'memory.reclaim + PSI',
     'ours-noquota': 'ours, quota_ms 0',
     'ours-ref-noquota': 'ours, reference kernel, quota_ms 0',
-    'floor': 'floor: oracle MADV_PAGEOUT of the cold part',
+    'floor': 'floor: oracle MADV_PAGEOUT, the kernel\'s own swap-out',
 }
 # One colour per variant, the same in every figure (matplotlib's "tab"
 # colours).  Ours and ours with quota_ms 0 are two blues, upstream as
@@ -615,34 +615,48 @@ def interpolate_at_cpu(rows, cpu):
     return (lo, hi, lo[2] + f * (hi[2] - lo[2]))
 
 
-def against_floor(hc, quota):
-    """The bytes per CPU-second of each DAMON_RECLAIM variant as a fraction
-    of the floor's: the kernel's own swap-out cost, measured in the same
-    run by the oracle of the floor variant (its first pass)."""
-    runs = hc.get('floor')
-    if not runs:
-        return []
-    us = med(runs, 'floor_us_per_page')
-    if not us:
-        return ['- Against the floor: the floor runs measured nothing '
-                '(no floor_us_per_page in their result.txt).']
-    fc = med(runs, 'floor_per_cpu_s')
-    n = len([m for m in runs if m.get('floor_us_per_page')])
-    whole = med(runs, 'per_cpu_s')
-    out = ['- Against the floor, hotcold (medians): the kernel\'s own '
-           'swap-out of exactly the cold part (the oracle\'s first '
-           'MADV_PAGEOUT pass) costs %.1f us of CPU per page = %.0f MiB per '
-           'CPU-s (%s%s); against it:' % (
-               us, fc / MIB, '%d run%s' % (n, '' if n == 1 else 's'),
-               '' if whole is None else '; the oracle over the whole run, '
-               'later passes included: %.0f MiB per CPU-s' % (whole / MIB))]
-    for v in order(hc):
-        if v not in DAMON_VARIANTS and not quota_variant(v):
+FLOOR_OF = {
+    'hotcold': 'of exactly the cold part',
+    'redis': 'of redis-server\'s whole heap, hot keys too',
+}
+
+
+def against_floor(data, quota):
+    """Per workload, the bytes per CPU-second of each DAMON_RECLAIM variant
+    as a fraction of the floor's: the kernel's own swap-out cost of the
+    workload's pages, measured in the same run by the oracle of the floor
+    variant (its first pass)."""
+    out = []
+    for workload in sorted(data):
+        variants = data[workload]
+        runs = variants.get('floor')
+        if not runs:
             continue
-        pc = med(hc[v], 'per_cpu_s')
-        out.append('  - %s: %s.' % (
-            plot_label(v, quota), 'no MiB per CPU-s' if pc is None else
-            '%.0f MiB per CPU-s = %.2fx the floor' % (pc / MIB, pc / fc)))
+        us = med(runs, 'floor_us_per_page')
+        if not us:
+            out.append('- Against the floor, %s: the floor runs measured '
+                       'nothing (no floor_us_per_page in their '
+                       'result.txt).' % workload)
+            continue
+        fc = med(runs, 'floor_per_cpu_s')
+        n = len([m for m in runs if m.get('floor_us_per_page')])
+        whole = med(runs, 'per_cpu_s')
+        out.append(
+            '- Against the floor, %s (medians): the kernel\'s own swap-out '
+            '%s (the oracle\'s first MADV_PAGEOUT pass) costs %.1f us of '
+            'CPU per page = %.0f MiB per CPU-s (%s%s); against it:' % (
+                workload, FLOOR_OF.get(workload, 'of the workload'), us,
+                fc / MIB, '%d run%s' % (n, '' if n == 1 else 's'),
+                '' if whole is None else '; the oracle over the whole run, '
+                'later passes included: %.0f MiB per CPU-s' % (whole / MIB)))
+        for v in order(variants):
+            if v not in DAMON_VARIANTS and not quota_variant(v):
+                continue
+            pc = med(variants[v], 'per_cpu_s')
+            out.append('  - %s: %s.' % (
+                plot_label(v, quota), 'no MiB per CPU-s' if pc is None else
+                '%.0f MiB per CPU-s = %.2fx the floor' % (pc / MIB,
+                                                        pc / fc)))
     return out
 
 
@@ -738,7 +752,7 @@ def targets(data, scaling, quota=None):
         out.append('- With quota_ms 0, 95% of the cold bytes out within '
                    '60 s: not measured by this run (variant ours-noquota '
                    'or ours-q0).')
-    return out + equal_cpu(hc, quota) + against_floor(hc, quota) + \
+    return out + equal_cpu(hc, quota) + against_floor(data, quota) + \
         spread(data, quota)
 
 
