@@ -156,8 +156,8 @@ stop_reclaimer() {
 	esac
 }
 
-# The floor: lab/bench/oracle.c pages out exactly the cold part of hotcold,
-# min_age after the fill, and measures what the kernel's swap-out costs.
+# The floor: lab/bench/oracle.c pages out a range of process PID min_age
+# after the fill, and measures what the kernel's swap-out costs.
 # start_oracle PID ADDR LENGTH [OPTION...]
 start_oracle() {
 	local opts=(--pid "$1" --addr "$2" --length "$3"

@@ -8,7 +8,7 @@
  *          [--interval-ms MS] [--once] [--chunk-kib KIB] [--stats FILE]
  *
  * lab/bench/guest.sh starts it when hotcold prints where its cold part is
- * (right after the fill).  It waits --min-age-ms (default 5000), the age
+ * (right after the fill), or once redis-server has its keys.  It waits --min-age-ms (default 5000), the age
  * at which the other reclaimers call memory cold, then pages out the cold
  * part of process PID (ADDR, BYTES) with process_madvise(MADV_PAGEOUT),
  * --chunk-kib (default 2048) per call.  MADV_PAGEOUT hands the pages to
