@@ -351,7 +351,8 @@ enum damon_ops_id {
  *		statistics.
  * @end:	In: the end of the region.  Out: where the action stopped,
  *		lower than the region's end only if a limit would otherwise
- *		have been exceeded; the next charge window resumes there.
+ *		have been exceeded.  The region is cut there; if the quota
+ *		ran out, the next charge window resumes there.
  */
 struct damos_apply_budget {
 	unsigned long max_sz;

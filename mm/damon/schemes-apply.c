@@ -81,6 +81,7 @@ struct damos_walk {
 	struct damos *s;
 	bool limited;		/* the quota limits this application */
 	bool scored;		/* regions are told apart by score */
+	bool passed_over;	/* a region was below the score threshold */
 	unsigned long hi_left;	/* bytes above the threshold not acted on */
 	/* For damon:damos_before_apply: indices of the scheme and target. */
 	unsigned int scheme_idx;
@@ -151,8 +152,10 @@ static unsigned long damos_walk_budget(struct damon_ctx *ctx,
 		return ULONG_MAX;
 	if (!w->scored)
 		return left;
-	if (score < q->min_score)
+	if (score < q->min_score) {
+		w->passed_over = true;
 		return 0;
+	}
 	*above = score > q->min_score;
 	if (*above)
 		return left;
@@ -304,7 +307,9 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 		if (damon_region_sz(r) == stop - r->ar.start)
 			r->age = 0;
 	}
-	damos_update_stat(s, b.sz_tried - b.sz_prepared, applied);
+	/* Not counted: a region the action stopped at before trying any. */
+	if (b.sz_tried || applied)
+		damos_update_stat(s, b.sz_tried - b.sz_prepared, applied);
 
 	if (!w->limited)
 		return false;
@@ -314,8 +319,13 @@ static bool damos_act(struct damon_ctx *ctx, struct damon_target *t,
 	/* Counted in region bytes, as the histogram it came from. */
 	if (above)
 		w->hi_left -= min(w->hi_left, stop - r->ar.start);
-	if (!damos_quota_used_up(q, q->charged_sz, align) &&
-	    damos_prepare_budget(q, true, align) >= align)
+	/*
+	 * Only the budget to act ends the walk.  Once the window may prepare
+	 * no more, the action stops at the first byte it would have to
+	 * prepare, and what precedes it, here and in the next regions, may
+	 * still be acted on.
+	 */
+	if (!damos_quota_used_up(q, q->charged_sz, align))
 		return false;
 	damos_quota_out(s, t, stop);
 	return true;
@@ -378,17 +388,43 @@ static struct damon_target *damos_resume_target(struct damon_ctx *ctx,
 }
 
 /*
- * Walks the targets circularly from the resume point, ending with the part
- * of the first target before it, so that every eligible byte gets its turn
- * however small the quota.
+ * Walks the targets circularly from @resume_addr of @first, ending with the
+ * part of @first before it, so that every eligible byte gets its turn
+ * however small the quota.  Returns true when the quota ran out.
+ */
+static bool damos_walk_targets(struct damon_ctx *ctx, struct damos_walk *w,
+			       struct damon_target *first,
+			       unsigned long resume_addr)
+{
+	struct damon_target *t = first;
+	unsigned long from = resume_addr;
+
+	do {
+		if (damos_walk_target(ctx, t, w, from, ULONG_MAX))
+			return true;
+		from = 0;
+		t = list_is_last(&t->list, &ctx->targets) ?
+			list_first_entry(&ctx->targets, struct damon_target,
+					 list) :
+			list_next_entry(t, list);
+	} while (t != first);
+	return resume_addr && damos_walk_target(ctx, first, w, 0, resume_addr);
+}
+
+/*
+ * Applies @s to the eligible regions, the highest scores first.  Quota the
+ * regions at and above the score threshold left unused (the action could
+ * only prepare them, say) goes to those below it, in a second walk:
+ * regions prepared a minimum age ago are not held back by older ones that
+ * keep needing preparing.
  */
 static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 {
 	unsigned long align = max(ctx->min_region_sz, 1UL);
 	struct damos_quota *q = &s->quota;
 	struct damos_walk w = { .s = s };
-	struct damon_target *first, *t;
-	unsigned long resume_addr = 0, from;
+	struct damon_target *first;
+	unsigned long resume_addr = 0;
 
 	q->min_score = 0;
 	if (trace_damos_before_apply_enabled())
@@ -406,19 +442,10 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	if (w.limited && first == q->charge_target_from)
 		resume_addr = q->charge_addr_from;
 
-	t = first;
-	from = resume_addr;
-	do {
-		if (damos_walk_target(ctx, t, &w, from, ULONG_MAX))
-			return;
-		from = 0;
-		t = list_is_last(&t->list, &ctx->targets) ?
-			list_first_entry(&ctx->targets, struct damon_target,
-					 list) :
-			list_next_entry(t, list);
-	} while (t != first);
-	if (resume_addr)
-		damos_walk_target(ctx, first, &w, 0, resume_addr);
+	if (damos_walk_targets(ctx, &w, first, resume_addr) || !w.passed_over)
+		return;
+	w.scored = false;
+	damos_walk_targets(ctx, &w, first, resume_addr);
 }
 
 /*

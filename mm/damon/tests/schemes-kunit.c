@@ -614,8 +614,10 @@ static void damos_test_size_quota_never_exceeded(struct kunit *test)
  * nothing of it counts as applied.  Without a time quota, a window prepares
  * at most the size quota's worth of bytes: with three quarters of each
  * region unprepared, the second region is cut at the page where its
- * prepared bytes would pass the 16 KiB left (5 pages: 15 KiB of them), and
- * the window ends there.
+ * prepared bytes would pass the 16 KiB left (5 pages: 15 KiB of them).  The
+ * budget to act is not spent, so the walk goes on to the rest of that
+ * region, where the action stops at once (it would have to prepare): not
+ * counted as tried, and no quota exceed.
  */
 static void damos_test_prepared_not_tried(struct kunit *test)
 {
@@ -631,9 +633,12 @@ static void damos_test_prepared_not_tried(struct kunit *test)
 	s = damos_test_scheme(test, ctx, DAMOS_PAGEOUT, &in);
 	damon_fake_ops_set_unprepared_permil(750);
 	damos_apply_schemes(ctx);
-	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 3U);
 	rec = damos_test_applied(test, 1);
 	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_64K + 5 * SZ_4K);
+	rec = damos_test_applied(test, 2);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K + 5 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, rec.end, rec.start);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz,
 			(unsigned long)SZ_16K + 5 * SZ_1K);
 	KUNIT_EXPECT_EQ(test, s->quota.prepared_sz,
@@ -642,7 +647,7 @@ static void damos_test_prepared_not_tried(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->stat.sz_applied,
 			(unsigned long)SZ_16K + 5 * SZ_1K);
 	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
-	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 0UL);
 }
 
 /*
@@ -1036,6 +1041,40 @@ static void damos_test_higher_score_reserved(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)in.sz);
 	KUNIT_EXPECT_EQ(test, s->quota.charge_addr_from, 2UL * SZ_64K);
 	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
+}
+
+/*
+ * Quota that the regions at and above the threshold leave unused goes to
+ * those below it in the same window: the older region (the only one above
+ * the threshold) lets the action try a quarter of it, and the younger one
+ * gets a turn.  Pageout that could only prepare the older region's pages
+ * would otherwise keep the younger, prepared one waiting.
+ */
+static void damos_test_leftover_goes_below(struct kunit *test)
+{
+	static const unsigned int ages[] = { 90, 10 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_64K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damon_target *t;
+	struct damos *s;
+
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
+	damon_fake_ops_set_tried_permil(250);
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->quota.min_score, 90U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	rec = damos_test_applied(test, 0);
+	KUNIT_EXPECT_EQ(test, rec.age, 90U);
+	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, rec.age, 10U);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 0UL);
 }
 
 /*
@@ -1751,6 +1790,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_resume_cut_fails),
 	KUNIT_CASE(damos_test_highest_score_first),
 	KUNIT_CASE(damos_test_higher_score_reserved),
+	KUNIT_CASE(damos_test_leftover_goes_below),
 	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_action_restarts_age),
 	KUNIT_CASE(damos_test_prepared_not_tried),
