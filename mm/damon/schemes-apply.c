@@ -412,11 +412,11 @@ static bool damos_walk_targets(struct damon_ctx *ctx, struct damos_walk *w,
 }
 
 /*
- * Applies @s to the eligible regions, the highest scores first.  Quota the
- * regions at and above the score threshold left unused (the action could
- * only prepare them, say) goes to those below it, in a second walk:
- * regions prepared a minimum age ago are not held back by older ones that
- * keep needing preparing.
+ * Applies @s to the eligible regions, the highest scores first.  Once the
+ * window may prepare no more, the regions at and above the score threshold
+ * may leave quota unused because they need preparing: then the rest goes to
+ * those below it, in a second walk, so that regions prepared a minimum age
+ * ago are not held back by older ones that keep needing preparing.
  */
 static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 {
@@ -442,7 +442,8 @@ static void damos_apply_scheme(struct damon_ctx *ctx, struct damos *s)
 	if (w.limited && first == q->charge_target_from)
 		resume_addr = q->charge_addr_from;
 
-	if (damos_walk_targets(ctx, &w, first, resume_addr) || !w.passed_over)
+	if (damos_walk_targets(ctx, &w, first, resume_addr) ||
+	    !w.passed_over || damos_prepare_budget(q, w.limited, align) >= align)
 		return;
 	w.scored = false;
 	damos_walk_targets(ctx, &w, first, resume_addr);

@@ -28,6 +28,7 @@ static u64 damon_fake_cost_ns_per_byte;
 static unsigned int damon_fake_applied_permil = 1000;
 static unsigned int damon_fake_tried_permil = 1000;
 static unsigned int damon_fake_unprepared_permil;
+static unsigned long damon_fake_prepared_from = ULONG_MAX;
 static unsigned long damon_fake_clock_check_sz = PAGE_SIZE;
 static damon_fake_score_fn damon_fake_score;
 static unsigned int damon_fake_quiet;
@@ -90,8 +91,12 @@ static unsigned long damon_fake_tried(unsigned long sz)
 	return mult_frac(sz, damon_fake_tried_permil, 1000);
 }
 
-static unsigned long damon_fake_unprepared(unsigned long sz)
+/* Regions from damon_fake_prepared_from on have nothing left to prepare. */
+static unsigned long damon_fake_unprepared(unsigned long start,
+					   unsigned long sz)
 {
+	if (start >= damon_fake_prepared_from)
+		return 0;
 	return mult_frac(damon_fake_tried(sz), damon_fake_unprepared_permil,
 			 1000);
 }
@@ -100,14 +105,16 @@ static unsigned long damon_fake_unprepared(unsigned long sz)
  * The part of a region of @sz, from its start and in whole pages, that the
  * action may try within @b's byte budgets.  Under damon_fake_lock.
  */
-static unsigned long damon_fake_budget_fit(unsigned long sz,
+static unsigned long damon_fake_budget_fit(unsigned long start,
+					   unsigned long sz,
 					   const struct damos_apply_budget *b)
 {
 	unsigned long fit = sz;
 
-	while (fit && (damon_fake_tried(fit) - damon_fake_unprepared(fit) >
-		       b->max_sz ||
-		       damon_fake_unprepared(fit) > b->max_prepare_sz))
+	while (fit &&
+	       (damon_fake_tried(fit) - damon_fake_unprepared(start, fit) >
+		b->max_sz ||
+		damon_fake_unprepared(start, fit) > b->max_prepare_sz))
 		fit = ALIGN_DOWN(fit - 1, PAGE_SIZE);
 	return fit;
 }
@@ -204,14 +211,14 @@ static unsigned long damon_fake_apply_scheme(struct damon_ctx *ctx,
 
 	spin_lock(&damon_fake_lock);
 	/* Tries a share of each page; stops at the last page that fits. */
-	sz = damon_fake_budget_fit(sz, b);
+	sz = damon_fake_budget_fit(r->ar.start, sz, b);
 	sz = min(sz, damon_fake_time_fit_locked(sz, b->stop_ns,
 						damon_fake_tried_permil));
 	if (sz < damon_region_sz(r))
 		b->end = r->ar.start + sz;
 	tried = damon_fake_tried(sz);
 	b->sz_tried = tried;
-	b->sz_prepared = damon_fake_unprepared(sz);
+	b->sz_prepared = damon_fake_unprepared(r->ar.start, sz);
 	if (damon_fake_nr_applied < DAMON_FAKE_MAX_APPLIED) {
 		rec = &damon_fake_records[damon_fake_nr_applied];
 		rec->start = r->ar.start;
@@ -271,6 +278,7 @@ void damon_fake_ops_reset(void)
 	damon_fake_applied_permil = 1000;
 	damon_fake_tried_permil = 1000;
 	damon_fake_unprepared_permil = 0;
+	damon_fake_prepared_from = ULONG_MAX;
 	damon_fake_clock_check_sz = PAGE_SIZE;
 	WRITE_ONCE(damon_fake_score, NULL);
 	WRITE_ONCE(damon_fake_quiet, 0);
@@ -417,6 +425,22 @@ void damon_fake_ops_set_unprepared_permil(unsigned int permil)
 {
 	spin_lock(&damon_fake_lock);
 	damon_fake_unprepared_permil = min(permil, 1000U);
+	spin_unlock(&damon_fake_lock);
+}
+
+/**
+ * damon_fake_ops_set_prepared_from() - Makes regions from an address on
+ * report nothing unprepared.
+ * @addr:	Start address from which a region's pages count as prepared
+ *		whatever damon_fake_ops_set_unprepared_permil() says
+ *		(%ULONG_MAX, the default: none).
+ *
+ * Context: Any context.
+ */
+void damon_fake_ops_set_prepared_from(unsigned long addr)
+{
+	spin_lock(&damon_fake_lock);
+	damon_fake_prepared_from = addr;
 	spin_unlock(&damon_fake_lock);
 }
 

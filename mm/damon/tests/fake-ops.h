@@ -72,6 +72,7 @@ void damon_fake_ops_set_cost_ns_per_byte(u64 ns);
 void damon_fake_ops_set_applied_permil(unsigned int permil);
 void damon_fake_ops_set_tried_permil(unsigned int permil);
 void damon_fake_ops_set_unprepared_permil(unsigned int permil);
+void damon_fake_ops_set_prepared_from(unsigned long addr);
 void damon_fake_ops_set_clock_check_sz(unsigned long sz);
 void damon_fake_ops_set_score_fn(damon_fake_score_fn fn);
 u64 damon_fake_ops_clock_ns(void);

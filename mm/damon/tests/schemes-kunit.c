@@ -1044,13 +1044,12 @@ static void damos_test_higher_score_reserved(struct kunit *test)
 }
 
 /*
- * Quota that the regions at and above the threshold leave unused goes to
- * those below it in the same window: the older region (the only one above
- * the threshold) lets the action try a quarter of it, and the younger one
- * gets a turn.  Pageout that could only prepare the older region's pages
- * would otherwise keep the younger, prepared one waiting.
+ * Quota that the regions at and above the threshold leave unused stays
+ * with them while they could still be prepared: the older region (the only
+ * one above the threshold) lets the action try a quarter of it, and the
+ * younger one waits for the next window.
  */
-static void damos_test_leftover_goes_below(struct kunit *test)
+static void damos_test_leftover_stays_above(struct kunit *test)
 {
 	static const unsigned int ages[] = { 90, 10 };
 	struct damon_ctx *ctx = damos_test_ctx(test);
@@ -1058,7 +1057,6 @@ static void damos_test_leftover_goes_below(struct kunit *test)
 		.sz = SZ_64K,
 		.reset_interval_ms = DAMOS_TEST_RESET_MS,
 	};
-	struct damon_fake_applied rec;
 	struct damon_target *t;
 	struct damos *s;
 
@@ -1066,15 +1064,57 @@ static void damos_test_leftover_goes_below(struct kunit *test)
 	damon_fake_ops_set_tried_permil(250);
 	damos_apply_schemes(ctx);
 	KUNIT_EXPECT_EQ(test, s->quota.min_score, 90U);
-	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 2U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 1U);
+	KUNIT_EXPECT_EQ(test, damos_test_applied(test, 0).age, 90U);
+	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_16K);
+	KUNIT_EXPECT_EQ(test, damos_test_region(t, 1)->age, 10U);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 0UL);
+}
+
+/*
+ * Once the window may prepare no more, the quota left goes to the regions
+ * below the threshold in a second walk.  The older region needs preparing
+ * throughout: its first half uses up what a window may prepare (it then
+ * starts aging afresh, scoring 0), and the action stops at once on the rest
+ * in both walks.  The younger region was prepared before: acted on with the
+ * whole size quota.
+ */
+static void damos_test_leftover_goes_below(struct kunit *test)
+{
+	static const unsigned int ages[] = { 90, 10 };
+	struct damon_ctx *ctx = damos_test_ctx(test);
+	struct damos_quota in = {
+		.sz = SZ_32K,
+		.reset_interval_ms = DAMOS_TEST_RESET_MS,
+	};
+	struct damon_fake_applied rec;
+	struct damon_target *t;
+	struct damos *s;
+
+	s = damos_test_aged(test, ctx, ages, ARRAY_SIZE(ages), &in, &t);
+	damon_fake_ops_set_unprepared_permil(1000);
+	damon_fake_ops_set_prepared_from(SZ_64K);
+	damos_apply_schemes(ctx);
+	KUNIT_EXPECT_EQ(test, s->quota.min_score, 90U);
+	KUNIT_ASSERT_EQ(test, damon_fake_ops_nr_applied(), 4U);
 	rec = damos_test_applied(test, 0);
-	KUNIT_EXPECT_EQ(test, rec.age, 90U);
+	KUNIT_EXPECT_EQ(test, rec.start, 0UL);
+	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_32K);
 	rec = damos_test_applied(test, 1);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, rec.end, rec.start);
+	rec = damos_test_applied(test, 2);
+	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, rec.end, rec.start);
+	rec = damos_test_applied(test, 3);
 	KUNIT_EXPECT_EQ(test, rec.start, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, rec.end, (unsigned long)SZ_64K + SZ_32K);
 	KUNIT_EXPECT_EQ(test, rec.age, 10U);
+	KUNIT_EXPECT_EQ(test, s->quota.prepared_sz, (unsigned long)SZ_32K);
 	KUNIT_EXPECT_EQ(test, s->quota.charged_sz, (unsigned long)SZ_32K);
 	KUNIT_EXPECT_EQ(test, s->stat.nr_tried, 2UL);
-	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 0UL);
+	KUNIT_EXPECT_EQ(test, s->stat.sz_tried, (unsigned long)SZ_32K);
+	KUNIT_EXPECT_EQ(test, s->stat.qt_exceeds, 1UL);
 }
 
 /*
@@ -1790,6 +1830,7 @@ static struct kunit_case damos_test_cases[] = {
 	KUNIT_CASE(damos_test_resume_cut_fails),
 	KUNIT_CASE(damos_test_highest_score_first),
 	KUNIT_CASE(damos_test_higher_score_reserved),
+	KUNIT_CASE(damos_test_leftover_stays_above),
 	KUNIT_CASE(damos_test_leftover_goes_below),
 	KUNIT_CASE(damos_test_zero_score_skipped),
 	KUNIT_CASE(damos_test_action_restarts_age),
