@@ -43,9 +43,9 @@ struct damon_addr_range {
  * accessed alike, so that sampling one address tells about all of them.
  * @ar:			The address range of the region.
  * @list:		Entry in the region list of the target.
- * @age:		Aggregation windows for which the access frequency of
- *			the region stayed alike, or since a DAMOS action
- *			other than %DAMOS_STAT was last applied to it.
+ * @age:		Time, in aggregation intervals, for which the access
+ *			frequency of the region stayed alike, or since a DAMOS
+ *			action other than %DAMOS_STAT was last applied to it.
  * @nr_accesses:	Sampling intervals of the current aggregation window
  *			in which the region was found accessed.
  * @last_nr_accesses:	@nr_accesses of the previous aggregation window.
@@ -99,10 +99,11 @@ enum damos_action {
  * struct damos_access_pattern - Which regions a scheme applies to.
  * @min_sz_region:	Smallest region size, in bytes.
  * @min_nr_accesses:	Fewest accesses per aggregation window.
- * @min_age_region:	Youngest age, in aggregation windows.
+ * @min_age_region:	Youngest age, in aggregation intervals; %UINT_MAX
+ *			(where longer times saturate) matches no region.
  * @max_sz_region:	Largest region size, in bytes.
  * @max_nr_accesses:	Most accesses per aggregation window.
- * @max_age_region:	Oldest age, in aggregation windows.
+ * @max_age_region:	Oldest age, in aggregation intervals.
  *
  * Each range is inclusive at both ends.  A region matches when its size,
  * access count and age all fall inside their ranges.
@@ -513,6 +514,8 @@ struct damon_ctx {
 	u64 next_aggregation_us;
 	/* Monitoring time, in microseconds since kdamond started. */
 	u64 now_us;
+	/* @now_us up to which the regions' ages count the time. */
+	u64 aged_us;
 };
 
 /* === Iterators === */

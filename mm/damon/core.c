@@ -347,6 +347,8 @@ void damon_restart_window(struct damon_ctx *ctx)
 	damon_for_each_target(t, ctx)
 		damon_for_each_region(r, t)
 			r->nr_accesses = 0;
+	/* Ages count monitored time only. */
+	ctx->aged_us = ctx->now_us;
 	damon_schedule_aggregation(ctx);
 }
 

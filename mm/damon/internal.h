@@ -70,6 +70,7 @@ int damon_target_ranges(const struct damon_target *src,
 bool damon_split_region_at(struct damon_target *t, struct damon_region *r,
 			   unsigned long sz_left);
 void damon_split_oversized_regions(struct damon_ctx *ctx);
+void damon_age_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses);
 void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses);
 void damon_destroy_regions_of(struct damon_target *t);
 
@@ -164,6 +165,7 @@ void damon_count_slept_samples(struct damon_ctx *ctx, unsigned int nr_skip,
 void damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
 			     struct damon_region *r);
 bool damon_ages_alike(unsigned int a, unsigned int b);
+unsigned int damon_window_age_steps(struct damon_ctx *ctx);
 void damon_merge_regions_of(struct damon_target *t, unsigned int threshold,
 			    unsigned long sz_limit, bool ages_too);
 void damon_split_regions_of(struct damon_target *t, unsigned int nr_subs,

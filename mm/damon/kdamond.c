@@ -213,6 +213,7 @@ static int kdamond_aggregate(struct damon_ctx *ctx,
 	max_nr_accesses = damon_scale_count(max_nr_accesses,
 					    ctx->window_nr_samples,
 					    damon_max_nr_accesses(&ctx->attrs));
+	damon_age_regions(ctx, max_nr_accesses);
 	damos_apply_schemes(ctx);
 	kdamond_trace_regions(ctx);
 	if (ctx->callback.after_aggregation &&

@@ -562,13 +562,61 @@ void damon_split_oversized_regions(struct damon_ctx *ctx)
 	}
 }
 
-/*
- * A region whose access count moved by no more than @threshold since the
- * previous window is one window older; otherwise its pattern changed and
- * it starts over.
- */
-static void damon_update_ages(struct damon_ctx *ctx, unsigned int threshold)
+/* Largest difference of access counts of regions that are alike. */
+static unsigned int damon_alike_threshold(unsigned int max_nr_accesses)
 {
+	return max(1U, max_nr_accesses / 10);
+}
+
+/**
+ * damon_window_age_steps() - How many aggregation intervals the regions age
+ * by at the end of the current window.
+ * @ctx:	The context.
+ *
+ * A window lasts an aggregation interval unless kdamond spent longer at
+ * its end (a scheme paging out for a second, say): ages count the time the
+ * windows took, so that a minimum age is a time, as the user gave it.
+ * Sampling does not watch that time: an action for which that matters
+ * checks its pages itself.  The remainder is kept for the next windows; a
+ * window shorter than an interval (it got all its samples early) still
+ * counts one.
+ *
+ * Context: kdamond, at the end of a window.
+ * Return: at least 1.
+ */
+VISIBLE_IF_KUNIT unsigned int damon_window_age_steps(struct damon_ctx *ctx)
+{
+	unsigned long interval = ctx->attrs.aggr_interval;
+	u64 steps;
+
+	if (!interval || ctx->now_us <= ctx->aged_us ||
+	    ctx->now_us - ctx->aged_us < interval) {
+		ctx->aged_us = ctx->now_us;
+		return 1;
+	}
+	steps = div64_u64(ctx->now_us - ctx->aged_us, interval);
+	ctx->aged_us += steps * interval;
+	return min_t(u64, steps, UINT_MAX);
+}
+
+/**
+ * damon_age_regions() - Ages the regions at the end of a window.
+ * @ctx:		The monitoring context.
+ * @max_nr_accesses:	Highest access count seen in the window.
+ *
+ * A region whose access count moved by no more than a tenth of
+ * @max_nr_accesses (at least 1) since the previous window grows older by
+ * the time the window took (damon_window_age_steps()); otherwise its
+ * pattern changed and it starts over at age 0.  Done before schemes are
+ * applied, so that they see the window's ages, and a region they act on
+ * ages only from then on.
+ *
+ * Context: Called by kdamond, or by tests on a context that is not running.
+ */
+void damon_age_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses)
+{
+	unsigned int threshold = damon_alike_threshold(max_nr_accesses);
+	unsigned int steps = damon_window_age_steps(ctx);
 	struct damon_target *t;
 	struct damon_region *r;
 
@@ -577,8 +625,8 @@ static void damon_update_ages(struct damon_ctx *ctx, unsigned int threshold)
 			if (abs_diff(r->nr_accesses, r->last_nr_accesses) >
 			    threshold)
 				r->age = 0;
-			else if (r->age < UINT_MAX)
-				r->age++;
+			else
+				r->age += min(steps, UINT_MAX - r->age);
 		}
 	}
 }
@@ -598,14 +646,14 @@ static void damon_reset_window(struct damon_ctx *ctx)
 }
 
 /**
- * damon_adapt_regions() - Ends an aggregation window: ages, merges, resets
- * and splits the regions of a context.
+ * damon_adapt_regions() - Ends an aggregation window: merges, resets and
+ * splits the regions of a context.
  * @ctx:		The monitoring context.
  * @max_nr_accesses:	Highest access count seen in the window.
  *
  * Regions whose access counts differ by no more than a tenth of
- * @max_nr_accesses (at least 1) are alike: they age, and neighbours of
- * alike ages (damon_ages_alike()) merge.  While more than
+ * @max_nr_accesses (at least 1) are alike: neighbours of alike ages
+ * (damon_ages_alike()) merge.  While more than
  * &damon_attrs.max_nr_regions remain, ages are no longer looked at, then
  * the threshold doubles, and merging goes on.  Then each access count
  * becomes the previous one, regions above the merge size limit are cut (see
@@ -620,13 +668,12 @@ static void damon_reset_window(struct damon_ctx *ctx)
 void damon_adapt_regions(struct damon_ctx *ctx, unsigned int max_nr_accesses)
 {
 	unsigned long sz_limit = damon_region_sz_limit(ctx);
-	unsigned int threshold = max(1U, max_nr_accesses / 10);
+	unsigned int threshold = damon_alike_threshold(max_nr_accesses);
 	unsigned long max_nr = ctx->attrs.max_nr_regions;
 	unsigned int nr_regions, nr_subs;
 	struct damon_target *t;
 	bool ages_too = true;
 
-	damon_update_ages(ctx, threshold);
 	for (;;) {
 		damon_for_each_target(t, ctx)
 			damon_merge_regions_of(t, threshold, sz_limit,

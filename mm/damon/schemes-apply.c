@@ -33,6 +33,9 @@ static bool damos_pattern_matches_but_age(const struct damos_access_pattern *p,
  * @r:		The region.
  * @s:		The scheme.
  *
+ * Ages stop at %UINT_MAX, where any longer time saturates too: a minimum
+ * age of %UINT_MAX means "never" and matches no region.
+ *
  * Context: Any context.
  * Return: true if the size, access count and age of @r are all within the
  * ranges of @s->pattern.
@@ -44,6 +47,7 @@ bool damos_pattern_matches(const struct damon_ctx *ctx,
 	const struct damos_access_pattern *p = &s->pattern;
 
 	return damos_pattern_matches_but_age(p, r) &&
+		p->min_age_region < UINT_MAX &&
 		r->age >= p->min_age_region && r->age <= p->max_age_region;
 }
 
@@ -479,13 +483,13 @@ static void damos_apply_and_charge(struct damon_ctx *ctx, struct damos *s)
  * damos_apply_schemes() - Apply every active scheme to the regions.
  * @ctx:	The context.
  *
- * Called once per aggregation interval, before the regions are adapted.
- * For each scheme whose watermarks let it act, the quota window is
- * updated, the score threshold that fills the quota is found, and the
- * action is applied to the eligible regions from where the last exhausted
- * window stopped.  Regions may be split at the resume address and at the
- * quota boundary.  A region acted on (by any action but %DAMOS_STAT)
- * restarts at age 0.
+ * Called once per aggregation window, after the regions aged and before
+ * they are adapted.  For each scheme whose watermarks let it act, the
+ * quota window is updated, the score threshold that fills the quota is
+ * found, and the action is applied to the eligible regions from where the
+ * last exhausted window stopped.  Regions may be split at the resume
+ * address and at the quota boundary.  A region acted on (by any action but
+ * %DAMOS_STAT) restarts at age 0.
  *
  * Context: The kdamond thread; may sleep.
  */

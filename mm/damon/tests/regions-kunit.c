@@ -530,6 +530,7 @@ static void damon_test_adapt_ages(struct kunit *test)
 	c->last_nr_accesses = 12;	/* changed by exactly the threshold */
 
 	/* Threshold: 20 / 10 = 2.  Three regions of the size limit. */
+	damon_age_regions(ctx, 20);
 	damon_adapt_regions(ctx, 20);
 	KUNIT_EXPECT_EQ(test, t->nr_regions, 3U);
 	KUNIT_EXPECT_EQ(test, a->age, 4U);
@@ -558,6 +559,7 @@ static void damon_test_adapt_merges(struct kunit *test)
 	r->last_nr_accesses = 11;
 	damon_test_add(test, t, 4 * P, 10 * P, 0, 0);
 	damon_test_add(test, t, 10 * P, 12 * P, 0, 0);
+	damon_age_regions(ctx, 11);
 	damon_adapt_regions(ctx, 11);
 	/*
 	 * The size limit is 12 / 3 = 4 pages: 0-1 and 1-4 merge, 4-10 cannot
@@ -572,6 +574,58 @@ static void damon_test_adapt_merges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->last_nr_accesses, 10U);
 	KUNIT_EXPECT_EQ(test, r->nr_accesses, 0U);
 	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 2)->age, 1U);
+}
+
+/*
+ * Ages count the time windows took, in aggregation intervals: a window that
+ * lasted 2.5 intervals counts 2 and carries the half over; a short one
+ * counts 1.
+ */
+static void damon_test_window_age_steps(struct kunit *test)
+{
+	struct damon_ctx *ctx = damon_test_ctx(test, 1, 10);
+	struct damon_target *t = damon_test_ctx_target(test, ctx);
+	struct damon_region *r;
+
+	ctx->attrs.aggr_interval = 100000;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, 0ULL);
+	ctx->now_us = 100000;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	ctx->now_us = 350000;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 2U);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, 300000ULL);
+	ctx->now_us = 400000;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, 400000ULL);
+	ctx->now_us = 430000;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, 430000ULL);
+
+	/* A window of more intervals than an age can count. */
+	ctx->attrs.aggr_interval = 1;
+	ctx->now_us = ctx->aged_us + (u64)UINT_MAX + 5;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), UINT_MAX);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, ctx->now_us);
+	ctx->attrs.aggr_interval = 0;
+	ctx->now_us += 7;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	ctx->attrs.aggr_interval = ULONG_MAX;
+	ctx->now_us += 500;
+	KUNIT_EXPECT_EQ(test, damon_window_age_steps(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx->aged_us, ctx->now_us);
+
+	/* Stable regions age by the steps, saturating; changed ones restart. */
+	ctx->attrs.aggr_interval = 100000;
+	ctx->aged_us = 0;
+	ctx->now_us = 1500000;
+	r = damon_test_add(test, t, 0, P, 0, 3);
+	damon_test_add(test, t, P, 2 * P, 0, UINT_MAX - 4);
+	damon_test_add(test, t, 2 * P, 3 * P, 20, 9);
+	damon_age_regions(ctx, 20);
+	KUNIT_EXPECT_EQ(test, r->age, 18U);
+	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 1)->age, UINT_MAX);
+	KUNIT_EXPECT_EQ(test, damon_test_nth(t, 2)->age, 0U);
 }
 
 static void damon_test_ages_alike(struct kunit *test)
@@ -609,6 +663,7 @@ static void damon_test_adapt_ages_apart(struct kunit *test)
 					   bounds[i + 1] * P, nr[i], age[i]);
 			r->last_nr_accesses = nr[i];
 		}
+		damon_age_regions(ctx, 20);
 		damon_adapt_regions(ctx, 20);
 		if (max_nr == 4) {
 			KUNIT_EXPECT_EQ(test, t->nr_regions, 4U);
@@ -692,6 +747,7 @@ static struct kunit_case damon_regions_test_cases[] = {
 	KUNIT_CASE(damon_test_split_oversized),
 	KUNIT_CASE(damon_test_adapt_ages),
 	KUNIT_CASE(damon_test_adapt_merges),
+	KUNIT_CASE(damon_test_window_age_steps),
 	KUNIT_CASE(damon_test_ages_alike),
 	KUNIT_CASE(damon_test_adapt_ages_apart),
 	KUNIT_CASE(damon_test_adapt_bounds),

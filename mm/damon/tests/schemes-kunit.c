@@ -311,6 +311,14 @@ static void damos_test_pattern_matches(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, damos_pattern_matches(ctx, &r, s));
 	r.age = 11;
 	KUNIT_EXPECT_FALSE(test, damos_pattern_matches(ctx, &r, s));
+
+	/* The oldest age matches, unless the minimum says "never". */
+	r.age = UINT_MAX;
+	s->pattern.max_age_region = UINT_MAX;
+	s->pattern.min_age_region = UINT_MAX - 1;
+	KUNIT_EXPECT_TRUE(test, damos_pattern_matches(ctx, &r, s));
+	s->pattern.min_age_region = UINT_MAX;
+	KUNIT_EXPECT_FALSE(test, damos_pattern_matches(ctx, &r, s));
 }
 
 /* === Quota arithmetic === */
